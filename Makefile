@@ -66,7 +66,7 @@ golden: ## rewrite golden snapshots
 	$(GO) test ./... -update
 
 vendor: ## re-vendor the echarts runtime from npm (vendoring time only)
-	@scripts/vendor.sh
+	@web/vendor.sh
 
 clean:
 	rm -rf bin web/app.wasm web/app.wasm.gz web/app.wasm.br

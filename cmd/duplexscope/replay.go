@@ -1,13 +1,133 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/trace"
 )
 
-const replayUsage = `duplexscope replay (not yet implemented)`
+const replayUsage = `duplexscope replay [--run] [--pretty] WIRELOG|DIR…
 
-func replayCmd(_ context.Context, _ []string, _, _ io.Writer) error {
-	return errors.New("replay: not implemented yet")
+Re-scores stored wire logs (duplex-trace/v1 session documents, as
+duplexscope run writes to OUT/traces/ and the page attaches to its reports)
+with the current metrics code, so the numbers equal what the live session
+showed. For each file (a directory means its *.trace.json files, sorted) it
+prints one line of JSON: the session layout of duplexscope score
+({"kind":"session","request_metrics":[…],"session_metrics":{…},"output_tokens":n})
+plus "duplexscope": the wire log's own annotations (target, frame size,
+pacing lag on the client send clock, incomplete flag, warnings).
+
+  --run     instead, print one duplex_metrics.json (run layout, "kind":"run")
+            built from all the given wire logs in order
+  --pretty  indent the JSON
+
+Exit status 2 for an unreadable file or one that is not a session trace.
+
+Examples:
+  duplexscope replay out/traces/builtin__greeting.trace.json
+  duplexscope replay --run out/traces`
+
+func replayCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, replayUsage) }
+	asRun := fs.Bool("run", false, "print one run-level duplex_metrics.json")
+	pretty := fs.Bool("pretty", false, "indent")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return &exitError{code: 2, err: err}
+	}
+	if fs.NArg() == 0 {
+		return &exitError{code: 2, err: errors.New("replay: no wire log given\n\n" + replayUsage)}
+	}
+	var files []string
+	for _, a := range fs.Args() {
+		st, err := os.Stat(a)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(a, "*.trace.json"))
+		sort.Strings(m)
+		if len(m) == 0 {
+			return &exitError{code: 2, err: fmt.Errorf("replay: no *.trace.json in %s", a)}
+		}
+		files = append(files, m...)
+	}
+	emit := func(b []byte) error {
+		if *pretty {
+			var out bytes.Buffer
+			if err := json.Indent(&out, b, "", "  "); err == nil {
+				b = out.Bytes()
+			}
+		}
+		_, err := stdout.Write(append(b, '\n'))
+		return err
+	}
+	var results []metrics.SessionResult
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("replay: %w", err)}
+		}
+		t, err := trace.DecodeSession(data)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("replay: %s: %w", name, err)}
+		}
+		res := metrics.ScoreSession(t)
+		if *asRun {
+			results = append(results, res)
+			continue
+		}
+		line, err := replayLine(res, t)
+		if err != nil {
+			return fmt.Errorf("replay: %s: %w", name, err)
+		}
+		if err := emit(line); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	}
+	if *asRun {
+		b, err := metrics.BuildReport(results).RunObject().MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+		return emit(b)
+	}
+	return nil
+}
+
+// replayLine is the score layout of one session plus the wire log's
+// "duplexscope" annotations.
+func replayLine(res metrics.SessionResult, t trace.Session) ([]byte, error) {
+	b, err := res.Object().MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	ex := bytes.TrimSpace(t.Session.Extra)
+	if len(ex) == 0 || string(ex) == "null" || len(b) < 2 {
+		return b, nil
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, ex); err != nil {
+		return nil, fmt.Errorf("duplexscope annotations: %w", err)
+	}
+	out := append(b[:len(b)-1:len(b)-1], `,"duplexscope":`...)
+	out = append(out, compact.Bytes()...)
+	return append(out, '}'), nil
 }

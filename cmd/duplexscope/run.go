@@ -1,13 +1,1056 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/trace"
 )
 
-const runUsage = `duplexscope run (not yet implemented)`
+const runUsage = `duplexscope run --url WS_URL --model NAME --dataset DIR|builtin --out DIR [flags]
 
-func runCmd(_ context.Context, _ []string, _, _ io.Writer) error {
-	return errors.New("run: not implemented yet")
+Runs one paced duplex session per dataset sample against a vLLM-Omni
+/v1/realtime?duplex=1 server (or the simulator), N at a time, and writes:
+
+  OUT/report.json            duplexscope report (report.Schema), what --upload posts
+  OUT/duplex_metrics.json    vLLM-Omni duplex_metrics.json (merged on --resume)
+  OUT/result.json            run-level keys (duplex_stream_*, num_/mean_/median_/p99_duplex_*),
+                             run info, pacing and failures
+  OUT/traces/NAME.trace.json one duplex-trace/v1 wire log per session (audio kept;
+                             duplexscope score / replay read it). NAME = split__sample_id.
+
+Input is sent in --frame-ms appends on an absolute schedule (frame k at stream
+start + k·frame), then one final commit; a session is complete by the
+OmniInteract rule (committed, all responses done, a post-commit decision, no
+event for --settle). Times are client monotonic (receive clock) unless the
+server reported them (server clock); every row says which.
+
+Flags:
+  --url WS_URL         server base URL (duplex=1 and autostart=0 are added; model= defaulted)
+  --model NAME         served model name
+  --dataset SRC        "builtin", a directory with manifest.jsonl, or a .json/.jsonl record file
+  --split S            only this split ("" or "all": every split)
+  --limit K            at most K samples (after --split, before --shard)
+  --media-root DIR     base of relative media paths in record files
+  --concurrency N      sessions at a time (default 1)
+  --out DIR            output directory (refused if it holds results, unless --resume or --overwrite)
+  --resume             skip samples whose trace in OUT/traces is complete; merge duplex_metrics.json
+                       by (split, sample_id), keeping earlier rows of skipped samples
+  --overwrite          delete earlier results in OUT first
+  --upload SERVER_URL  POST report.json to SERVER_URL/api/reports (token: $DUPLEXSCOPE_WRITE_TOKEN)
+  --ref-audio WAV      reference voice sent as session.ref_audio (MiniCPM-o needs one)
+  --frame-ms MS        append size: 200 (default, OmniInteract), 80 (PersonaPlex), 1000 (Omni-DuplexEval)
+  --settle DUR         completion settle (default 2s)
+  --timeout DUR        per-session completion timeout after the stream (default 15m)
+  --run-id R --shard i/n   this process runs shard i (1-based) of n of run R (samples k with k mod n = i-1);
+                       the archive merges shards of one run id
+  --progress=false     no progress bar
+  --probe FILE         inject probe clips into every session's input and measure stop latency (OUT/probes.json);
+                       FILE is a JSON list of {"kind": interruption|backchannel|side_talk|noise,
+                       "clip": WAV path (relative to FILE) | "builtin:SAMPLE_ID" | "noise", "offset_s": S,
+                       "gain": G (default 1), "duration_s": D (noise only, default 1)}
+  --load-curve LIST    load-curve mode: for each N in LIST (e.g. 1,2,4,8,16) run N concurrent paced sessions
+                       plus one session joining 1 s later; writes OUT/loadcurve.json (TTFP p50/p99 with origin,
+                       RTF, pacing lag, underruns per N) instead of the dataset run files
+
+Exit status: 0 every session completed; 1 at least one session failed (a
+summary of which and why is printed; results are still written); 2 bad usage
+(bad flags, unreadable dataset, --out holding results without --resume or
+--overwrite).
+
+Examples:
+  duplexscope run --url ws://127.0.0.1:8080/v1/realtime --model sim --dataset builtin --concurrency 4 --out out/
+  duplexscope run --url ws://gpu:8099 --model openbmb/MiniCPM-o-4_5 --ref-audio voice.wav \
+      --dataset ./omni-duplexeval.jsonl --split RTD_OCR --out runs/ocr --resume`
+
+// runOptions are run's parsed flags.
+type runOptions struct {
+	URL, Model, Dataset, Split, MediaRoot string
+	Limit, Concurrency, FrameMs           int
+	Out                                   string
+	Resume, Overwrite                     bool
+	Upload, RefAudio                      string
+	Settle, Timeout                       time.Duration
+	RunID                                 string
+	ShardIndex, ShardCount                int
+	Progress                              bool
+	Probe                                 string // --probe FILE
+	LoadCurve                             string // --load-curve 1,2,4,8,16
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseRunFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return &exitError{code: 2, err: err}
+	}
+	sum, err := runBench(ctx, o, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if len(sum.Failed) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "run: %d of %d sessions failed:", len(sum.Failed), sum.Ran)
+		for _, f := range sum.Failed {
+			fmt.Fprintf(&b, "\n  %s/%s: %s", f.Split, f.SampleID, f.Error)
+		}
+		return &exitError{code: 1, err: errors.New(b.String())}
+	}
+	return nil
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
+	o := &runOptions{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, runUsage) }
+	fs.StringVar(&o.URL, "url", "", "server base URL")
+	fs.StringVar(&o.Model, "model", "", "served model name")
+	fs.StringVar(&o.Dataset, "dataset", "", "builtin | DIR | FILE.json(l)")
+	fs.StringVar(&o.Split, "split", "", "split filter")
+	fs.StringVar(&o.MediaRoot, "media-root", "", "base of relative media paths")
+	fs.IntVar(&o.Limit, "limit", 0, "max samples")
+	fs.IntVar(&o.Concurrency, "concurrency", 1, "sessions at a time")
+	fs.StringVar(&o.Out, "out", "", "output directory")
+	fs.BoolVar(&o.Resume, "resume", false, "skip finished samples, merge")
+	fs.BoolVar(&o.Overwrite, "overwrite", false, "replace earlier results")
+	fs.StringVar(&o.Upload, "upload", "", "archive server URL")
+	fs.StringVar(&o.RefAudio, "ref-audio", "", "reference voice WAV")
+	fs.IntVar(&o.FrameMs, "frame-ms", session.FrameOmniInteract, "append size in ms")
+	fs.DurationVar(&o.Settle, "settle", 2*time.Second, "completion settle")
+	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "completion timeout")
+	fs.StringVar(&o.RunID, "run-id", "", "run id shared by shards")
+	shard := fs.String("shard", "", "i/n")
+	fs.BoolVar(&o.Progress, "progress", true, "show a progress bar")
+	fs.StringVar(&o.Probe, "probe", "", "JSON list of {kind, clip, offset_s} probes to inject")
+	fs.StringVar(&o.LoadCurve, "load-curve", "", "comma list of concurrency levels (e.g. 1,2,4,8,16)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"--url", o.URL}, {"--model", o.Model}, {"--dataset", o.Dataset}, {"--out", o.Out}} {
+		if f.v == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("run: unexpected arguments %q", fs.Args())
+	case len(missing) > 0:
+		return nil, fmt.Errorf("run: missing %s", strings.Join(missing, ", "))
+	case o.Resume && o.Overwrite:
+		return nil, errors.New("run: --resume and --overwrite exclude each other")
+	case o.Concurrency < 1:
+		return nil, fmt.Errorf("run: --concurrency %d, want ≥ 1", o.Concurrency)
+	case o.FrameMs < 10 || o.FrameMs > 10000:
+		return nil, fmt.Errorf("run: --frame-ms %d, want 10…10000 (200, 80 or 1000 as the references use)", o.FrameMs)
+	case o.Limit < 0:
+		return nil, fmt.Errorf("run: --limit %d, want ≥ 0", o.Limit)
+	}
+	if *shard != "" {
+		i, n, ok := strings.Cut(*shard, "/")
+		si, err1 := strconv.Atoi(i)
+		sn, err2 := strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil || sn < 1 || si < 1 || si > sn {
+			return nil, fmt.Errorf("run: --shard %q, want i/n with 1 ≤ i ≤ n", *shard)
+		}
+		o.ShardIndex, o.ShardCount = si, sn
+		if o.RunID == "" {
+			return nil, errors.New("run: --shard needs --run-id")
+		}
+	}
+	if o.RunID != "" && !regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`).MatchString(o.RunID) {
+		return nil, fmt.Errorf("run: --run-id %q, want [A-Za-z0-9._-]{1,128}", o.RunID)
+	}
+	return o, nil
+}
+
+// runFailure names a session that failed and why.
+type runFailure struct {
+	SampleID string `json:"sample_id"`
+	Split    string `json:"split"`
+	Error    string `json:"error"`
+}
+
+// runSummary is what a run did.
+type runSummary struct {
+	Ran, Skipped int
+	Failed       []runFailure
+	Report       *report.Report
+	ShareURL     string
+}
+
+// Output file names inside --out.
+const (
+	fileReport  = "report.json"
+	fileMetrics = "duplex_metrics.json"
+	fileResult  = "result.json"
+	dirTraces   = "traces"
+)
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
+// traceName is the file name of a sample's wire log: split__sample_id with
+// unsafe characters replaced (plus a hash of the key when any were, so
+// distinct keys never collide).
+func traceName(split, sampleID string) string {
+	key := split + "__" + sampleID
+	name := unsafeName.ReplaceAllString(key, "_")
+	if name != key || strings.HasPrefix(name, ".") {
+		h := sha256.Sum256([]byte(split + "\x00" + sampleID))
+		name = strings.TrimLeft(name, ".") + "-" + hex.EncodeToString(h[:4])
+	}
+	return name + ".trace.json"
+}
+
+// prepareOut applies the --resume / --overwrite rules to the output dir.
+func prepareOut(o *runOptions) error {
+	ents, err := os.ReadDir(o.Out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return &exitError{code: 2, err: fmt.Errorf("run: --out: %w", err)}
+	case len(ents) > 0 && !o.Resume && !o.Overwrite:
+		return &exitError{code: 2, err: fmt.Errorf("run: --out %s already holds results; pass --resume to continue that run or --overwrite to replace it", o.Out)}
+	case len(ents) > 0 && o.Overwrite:
+		for _, n := range []string{fileReport, fileMetrics, fileResult, dirTraces, "duplex_metrics.partial.json"} {
+			if err := os.RemoveAll(filepath.Join(o.Out, n)); err != nil {
+				return fmt.Errorf("run: --overwrite: %w", err)
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(o.Out, dirTraces), 0o755); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	return nil
+}
+
+// traceComplete reports whether a stored wire log finished cleanly.
+func traceComplete(t *trace.Session) bool {
+	var ex session.Extra
+	return len(t.Session.Extra) > 0 && json.Unmarshal(t.Session.Extra, &ex) == nil && !ex.Incomplete
+}
+
+func readTrace(path string) (*trace.Session, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := trace.DecodeSession(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &t, nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// liveStats collects the TTFP of every finished response for the progress
+// bar, with the clock each came from.
+type liveStats struct {
+	mu     sync.Mutex
+	ttfp   []float64
+	server int // how many came from the server clock
+}
+
+func (l *liveStats) add(v float64, server bool) {
+	l.mu.Lock()
+	l.ttfp = append(l.ttfp, v)
+	if server {
+		l.server++
+	}
+	l.mu.Unlock()
+}
+
+func (l *liveStats) describe() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.ttfp) == 0 {
+		return "TTFP p50 –"
+	}
+	s := append([]float64(nil), l.ttfp...)
+	sort.Float64s(s)
+	origin := "server clock"
+	switch {
+	case l.server == 0:
+		origin = "client receive clock"
+	case l.server < len(s):
+		origin = "mixed clocks"
+	}
+	return fmt.Sprintf("TTFP p50 %.1f ms (%s, %d responses)", metrics.Percentile(s, 0.5), origin, len(s))
+}
+
+// liveObserver feeds a session's events to a metrics.Accumulator and
+// reports each finished response's TTFP to the live stats.
+type liveObserver struct {
+	acc    metrics.Accumulator
+	stats  *liveStats
+	onResp func()
+	seen   map[string]bool
+}
+
+func (o *liveObserver) OnState(session.State, error) {}
+
+func (o *liveObserver) OnEvent(ev trace.Event) {
+	o.acc.Add(ev)
+	if ev.Dir != trace.DirRecv || !bytes.Contains(ev.Event, []byte(`"response.done"`)) {
+		return
+	}
+	for _, row := range o.acc.Snapshot().Rows {
+		if row.Raw == nil || o.seen[row.ResponseID] {
+			continue
+		}
+		o.seen[row.ResponseID] = true
+		o.stats.add(row.Raw.TTFPMs, row.Raw.TTFPClock == metrics.ClockServer)
+		if o.onResp != nil {
+			o.onResp()
+		}
+	}
+}
+
+// runBench runs the benchmark described by o.
+func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*runSummary, error) {
+	started := time.Now()
+	var refAudio []byte
+	if o.RefAudio != "" {
+		b, err := os.ReadFile(o.RefAudio)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("run: --ref-audio: %w", err)}
+		}
+		refAudio = b
+	}
+	dopts := &dataset.Options{Split: o.Split, Limit: o.Limit, MediaRoot: o.MediaRoot}
+	samples, err := dataset.Load(o.Dataset, dopts)
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("run: %w", err)}
+	}
+	if len(samples) == 0 {
+		return nil, &exitError{code: 2, err: fmt.Errorf("run: dataset %s has no samples (split %q)", o.Dataset, o.Split)}
+	}
+	if o.ShardCount > 0 {
+		var mine []dataset.Sample
+		for k, s := range samples {
+			if k%o.ShardCount == o.ShardIndex-1 {
+				mine = append(mine, s)
+			}
+		}
+		samples = mine
+	}
+	var probes []session.Probe
+	if o.Probe != "" {
+		if probes, err = loadProbes(o.Probe); err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("run: --probe: %w", err)}
+		}
+	}
+	var levels []int
+	if o.LoadCurve != "" {
+		if levels, err = parseLevels(o.LoadCurve); err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("run: --load-curve: %w", err)}
+		}
+	}
+	if err := prepareOut(o); err != nil {
+		return nil, err
+	}
+	if len(levels) > 0 {
+		return runLoadCurve(ctx, o, samples, dopts, refAudio, levels, stdout)
+	}
+	var existing *metrics.Report
+	if o.Resume {
+		b, err := os.ReadFile(filepath.Join(o.Out, fileMetrics))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return nil, fmt.Errorf("run: --resume: %w", err)
+		default:
+			if existing, err = metrics.ParseReport(b); err != nil {
+				return nil, fmt.Errorf("run: --resume: %s: %w", fileMetrics, err)
+			}
+		}
+	}
+	var todo []dataset.Sample
+	skipped := 0
+	for _, s := range samples {
+		if o.Resume {
+			if t, err := readTrace(filepath.Join(o.Out, dirTraces, traceName(s.Split, s.SampleID))); err == nil && traceComplete(t) {
+				skipped++
+				continue
+			}
+		}
+		todo = append(todo, s)
+	}
+
+	stats := &liveStats{}
+	var bar *progressbar.ProgressBar
+	if o.Progress && len(todo) > 0 {
+		bar = progressbar.NewOptions(len(todo),
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription("sessions  "+stats.describe()),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetWidth(24),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	var barMu sync.Mutex
+	describe := func() {
+		if bar != nil {
+			barMu.Lock()
+			bar.Describe("sessions  " + stats.describe())
+			barMu.Unlock()
+		}
+	}
+
+	type outcome struct {
+		sample dataset.Sample
+		trace  *trace.Session
+		res    *session.Result
+		err    error
+		ran    bool
+	}
+	outcomes := make([]outcome, len(todo))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Concurrency, len(todo)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				s := todo[i]
+				oc := outcome{sample: s, ran: true}
+				pcm, err := s.PCM(ctx, dopts)
+				if err == nil && len(probes) > 0 {
+					pcm = session.InjectProbes(pcm, probes)
+				}
+				if err != nil {
+					oc.err = err
+				} else {
+					live := &liveObserver{stats: stats, onResp: describe, seen: map[string]bool{}}
+					cfg := &session.Config{
+						URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio,
+						Settle: o.Settle, CompletionTimeout: o.Timeout,
+						SampleID: s.SampleID, Split: s.Split, Observers: []session.Observer{live},
+					}
+					oc.res, oc.err = session.Run(ctx, cfg, pcm)
+					if oc.res != nil {
+						oc.trace = oc.res.Trace
+					}
+				}
+				if oc.trace != nil {
+					b, err := json.Marshal(oc.trace)
+					if err == nil {
+						err = writeFileAtomic(filepath.Join(o.Out, dirTraces, traceName(s.Split, s.SampleID)), b)
+					}
+					if err != nil && oc.err == nil {
+						oc.err = fmt.Errorf("write trace: %w", err)
+					}
+				}
+				outcomes[i] = oc
+				if bar != nil {
+					barMu.Lock()
+					_ = bar.Add(1)
+					barMu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range todo {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if bar != nil {
+		_ = bar.Finish()
+	}
+
+	sum := &runSummary{Skipped: skipped}
+	var results []metrics.SessionResult
+	var probeResults []session.ProbeResult
+	for i, oc := range outcomes {
+		if oc.trace != nil && len(probes) > 0 {
+			probeResults = append(probeResults, session.AnalyzeProbes(oc.trace, probes)...)
+		}
+		if !oc.ran { // never started: the run was interrupted
+			oc = outcome{sample: todo[i], err: fmt.Errorf("not run: %w", context.Cause(ctx))}
+		}
+		sum.Ran++
+		if oc.err != nil {
+			sum.Failed = append(sum.Failed, runFailure{SampleID: oc.sample.SampleID, Split: oc.sample.Split, Error: oc.err.Error()})
+		}
+		if oc.trace != nil {
+			results = append(results, metrics.ScoreSession(*oc.trace))
+		}
+	}
+	var dm metrics.Report
+	if o.Resume {
+		dm = metrics.MergeReport(existing, results)
+	} else {
+		dm = metrics.BuildReport(results)
+	}
+	if err := writeFileAtomic(filepath.Join(o.Out, fileMetrics), dm.File()); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	rep, err := buildRunReport(o, dm, samples, started)
+	if err != nil {
+		return nil, err
+	}
+	sum.Report = rep
+	rb, err := report.MarshalIndent(rep)
+	if err != nil {
+		return nil, fmt.Errorf("run: report: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(o.Out, fileReport), rb); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	res := buildResult(o, dm, rep, sum, started)
+	if err := writeFileAtomic(filepath.Join(o.Out, fileResult), res); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if len(probes) > 0 {
+		b, _ := json.MarshalIndent(map[string]any{"clock": "client monotonic (receive / simulated playback)", "probes": probeResults}, "", "  ")
+		if err := writeFileAtomic(filepath.Join(o.Out, "probes.json"), append(b, '\n')); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+	}
+	fmt.Fprintf(stdout, "run: %d sessions (%d skipped, %d failed) → %s\n", sum.Ran, skipped, len(sum.Failed), o.Out)
+	fmt.Fprintf(stdout, "run: %s\n", stats.describe())
+	if o.Upload != "" {
+		u, err := uploadReport(ctx, o, rb)
+		if err != nil {
+			return sum, fmt.Errorf("run: upload: %w (results are in %s)", err, o.Out)
+		}
+		sum.ShareURL = u
+		fmt.Fprintf(stdout, "run: uploaded → %s\n", u)
+	}
+	return sum, nil
+}
+
+// buildRunReport assembles report.json from the merged metrics and every
+// wire log in OUT/traces that belongs to this run's samples.
+func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, started time.Time) (*report.Report, error) {
+	mb, err := dm.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("run: metrics: %w", err)
+	}
+	host, _ := os.Hostname()
+	run := report.Run{
+		TargetURL: o.URL, Model: o.Model, FrameMs: o.FrameMs, Version: version, Client: report.ClientCLI,
+		Machine:     report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
+		Source:      report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
+		Concurrency: o.Concurrency, RunID: o.RunID,
+		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
+	}
+	if u, err := url.Parse(o.URL); err == nil {
+		run.Profile = u.Query().Get("sim_profile")
+	}
+	if o.ShardCount > 0 {
+		run.Shard = &report.Shard{Index: o.ShardIndex, Count: o.ShardCount}
+	}
+	rep, err := report.New(run, mb)
+	if err != nil {
+		return nil, fmt.Errorf("run: report: %w", err)
+	}
+	frame := float64(o.FrameMs)
+	var lagging, legacy int
+	for _, s := range samples {
+		name := traceName(s.Split, s.SampleID)
+		t, err := readTrace(filepath.Join(o.Out, dirTraces, name))
+		if err != nil {
+			continue // never produced a wire log (handshake failure)
+		}
+		var ex session.Extra
+		_ = json.Unmarshal(t.Session.Extra, &ex)
+		rep.Responses = append(rep.Responses, responseExtras(t)...)
+		se := report.SessionExtra{
+			SampleID: s.SampleID, Split: s.Split, Complete: !ex.Incomplete, Error: ex.Error,
+			WireLog: dirTraces + "/" + name, StreamStartMs: t.Session.StreamStartMs,
+		}
+		if t.Session.SessionID != nil {
+			se.SessionID = *t.Session.SessionID
+		}
+		if ex.Pacing.Frames > 0 {
+			se.PacingLagP99, se.PacingLagMax = ptrTo(ex.Pacing.P99Ms), ptrTo(ex.Pacing.MaxMs)
+			if ex.Pacing.MaxMs > frame {
+				lagging++
+			}
+		}
+		for _, w := range ex.Warnings {
+			if strings.HasPrefix(w, "legacy") {
+				legacy++
+			}
+		}
+		rep.Sessions = append(rep.Sessions, se)
+	}
+	if lagging > 0 {
+		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnPacingLag,
+			Message: fmt.Sprintf("%d sessions sent an input frame more than one frame (%d ms) late (client send clock).", lagging, o.FrameMs)})
+	}
+	if legacy > 0 {
+		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnLegacyEventNames, Message: report.WarningCodes[report.WarnLegacyEventNames]})
+	}
+	report.Finish(rep)
+	return rep, nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// heardOrigin labels heard latencies of headless runs.
+const heardOrigin = "simulated serial playback clock (headless: playback starts when audio is received and the player is free)"
+
+// responseExtras derives per-response extras from a wire log: heard TTFP
+// (response.created receive → first sample played on the simulated playback
+// clock, both client monotonic), underruns, truncation, transcript.
+func responseExtras(t *trace.Session) []report.ResponseExtra {
+	sid := ""
+	if t.Session.SessionID != nil {
+		sid = *t.Session.SessionID
+	}
+	type acc struct {
+		created, start *float64
+		ex             report.ResponseExtra
+	}
+	byID := map[string]*acc{}
+	var order []string
+	get := func(id string) *acc {
+		a := byID[id]
+		if a == nil {
+			a = &acc{ex: report.ResponseExtra{SessionID: sid, ResponseID: id}}
+			byID[id] = a
+			order = append(order, id)
+		}
+		return a
+	}
+	for _, e := range t.Events {
+		var ev struct {
+			Type       string  `json:"type"`
+			ResponseID string  `json:"response_id"`
+			Transcript string  `json:"transcript"`
+			Cleared    bool    `json:"cleared"`
+			UnderrunMs float64 `json:"underrun_ms"`
+			Response   struct {
+				ID string `json:"id"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(e.Event, &ev) != nil {
+			continue
+		}
+		id := ev.ResponseID
+		if id == "" {
+			id = ev.Response.ID
+		}
+		if id == "" {
+			continue
+		}
+		switch {
+		case e.Dir == trace.DirRecv && ev.Type == "response.created":
+			if a := get(id); a.created == nil {
+				a.created = ptrTo(e.TMs)
+			}
+		case e.Dir == trace.DirRecv && ev.Type == "response.output_audio_transcript.done":
+			get(id).ex.Transcript = ev.Transcript
+		case e.Dir == trace.DirRecv && ev.Type == "output_audio_buffer.cleared":
+			get(id).ex.Truncated = true
+		case e.Dir == trace.DirLocal && ev.Type == "duplexscope.playback_start":
+			if a := get(id); a.start == nil {
+				a.start = ptrTo(e.TMs)
+			}
+		case e.Dir == trace.DirLocal && ev.Type == "duplexscope.playback_end":
+			a := get(id)
+			a.ex.Truncated = a.ex.Truncated || ev.Cleared
+			if ev.UnderrunMs > 0 {
+				a.ex.Underruns++
+			}
+		}
+	}
+	var out []report.ResponseExtra
+	for _, id := range order {
+		a := byID[id]
+		if a.created != nil && a.start != nil {
+			a.ex.HeardTTFPMs = ptrTo(metrics.Round(*a.start-*a.created, 3))
+			a.ex.HeardOrigin = heardOrigin
+		}
+		if a.ex.HeardTTFPMs == nil && a.ex.Transcript == "" && !a.ex.Truncated && a.ex.Underruns == 0 {
+			continue
+		}
+		out = append(out, a.ex)
+	}
+	return out
+}
+
+// buildResult writes result.json: the run-level keys of duplex_metrics.json
+// plus run information, OmniInteract-style pacing figures and failures.
+func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runSummary, started time.Time) []byte {
+	var lagMax float64
+	for _, s := range rep.Sessions {
+		if s.PacingLagMax != nil && *s.PacingLagMax > lagMax {
+			lagMax = *s.PacingLagMax
+		}
+	}
+	head := metrics.Object{
+		{Key: "date", Value: started.UTC().Format(time.RFC3339)},
+		{Key: "backend", Value: "openai-realtime-duplex"},
+		{Key: "url", Value: o.URL},
+		{Key: "model_id", Value: o.Model},
+		{Key: "dataset", Value: o.Dataset},
+		{Key: "split", Value: o.Split},
+		{Key: "frame_ms", Value: o.FrameMs},
+		{Key: "max_concurrency", Value: o.Concurrency},
+		{Key: "duration_s", Value: time.Since(started).Seconds()},
+		{Key: "num_sessions", Value: len(rep.Sessions)},
+		{Key: "completed", Value: sum.Ran - len(sum.Failed)},
+		{Key: "failed", Value: len(sum.Failed)},
+		{Key: "skipped", Value: sum.Skipped},
+		{Key: "pacing_max_lag_s", Value: lagMax / 1000},
+		{Key: "pacing_clock", Value: "client monotonic send clock"},
+	}
+	if o.RunID != "" {
+		head = append(head, metrics.Member{Key: "run_id", Value: o.RunID})
+	}
+	if o.ShardCount > 0 {
+		head = append(head, metrics.Member{Key: "shard", Value: fmt.Sprintf("%d/%d", o.ShardIndex, o.ShardCount)})
+	}
+	full := dm.Object()
+	for _, m := range full {
+		if m.Key == "duplex_request_metrics" || m.Key == "duplex_session_metrics" {
+			continue
+		}
+		head = append(head, m)
+	}
+	b, err := head.MarshalJSON()
+	if err != nil {
+		b = []byte("{}")
+	}
+	var fails []runFailure
+	fails = append(fails, sum.Failed...)
+	fb, _ := json.Marshal(fails)
+	if fails == nil {
+		fb = []byte("[]")
+	}
+	// Append "failures" to the object.
+	b = append(b[:len(b)-1], []byte(`,"failures":`)...)
+	b = append(b, fb...)
+	b = append(b, '}')
+	var pretty bytes.Buffer
+	if json.Indent(&pretty, b, "", "  ") == nil {
+		return append(pretty.Bytes(), '\n')
+	}
+	return b
+}
+
+// uploadReport POSTs report.json to SERVER/api/reports and returns the share URL.
+func uploadReport(ctx context.Context, o *runOptions, body []byte) (string, error) {
+	base := strings.TrimRight(o.Upload, "/")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/reports", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	h := sha256.Sum256(body)
+	req.Header.Set("Idempotency-Key", "run-"+hex.EncodeToString(h[:16]))
+	if tok := os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("POST %s/api/reports: %s: %s", base, resp.Status, strings.TrimSpace(string(rb)))
+	}
+	var created struct {
+		ID  string `json:"id"`
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(rb, &created); err != nil {
+		return "", fmt.Errorf("POST %s/api/reports: %w", base, err)
+	}
+	return base + created.URL, nil
+}
+
+// loadProbes reads a --probe file: a JSON list of {kind, clip, offset_s,
+// gain, duration_s}. clip is a WAV path (relative to the file),
+// "builtin:SAMPLE_ID" or "noise" (white noise, duration_s long, default 1 s).
+func loadProbes(path string) ([]session.Probe, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var specs []struct {
+		Kind      string   `json:"kind"`
+		Clip      string   `json:"clip"`
+		OffsetS   float64  `json:"offset_s"`
+		Gain      *float64 `json:"gain"`
+		DurationS float64  `json:"duration_s"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&specs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var builtin []dataset.Sample
+	var out []session.Probe
+	for i, sp := range specs {
+		p := session.Probe{Kind: sp.Kind, Clip: sp.Clip, OffsetS: sp.OffsetS}
+		if err := session.ValidateProbe(p); err != nil {
+			return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
+		}
+		var x []float32
+		switch {
+		case sp.Clip == "noise":
+			d := sp.DurationS
+			if d <= 0 {
+				d = 1
+			}
+			x = make([]float32, int(d*audio.InputRate))
+			seed := uint32(2463534242 + i)
+			for k := range x { // xorshift white noise at −20 dBFS RMS, deterministic
+				seed ^= seed << 13
+				seed ^= seed >> 17
+				seed ^= seed << 5
+				x[k] = (float32(seed)/float32(1<<32)*2 - 1) * 0.17
+			}
+		case strings.HasPrefix(sp.Clip, "builtin:"):
+			if builtin == nil {
+				if builtin, err = dataset.Load(dataset.BuiltinName, nil); err != nil {
+					return nil, err
+				}
+			}
+			id := strings.TrimPrefix(sp.Clip, "builtin:")
+			var pcm []byte
+			for _, s := range builtin {
+				if s.SampleID == id {
+					pcm, err = s.PCM(context.Background(), nil)
+					if err != nil {
+						return nil, err
+					}
+				}
+			}
+			if pcm == nil {
+				return nil, fmt.Errorf("%s: probe %d: no builtin clip %q", path, i, id)
+			}
+			x = audio.PCM16ToFloat(pcm)
+		default:
+			f := sp.Clip
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(filepath.Dir(path), f)
+			}
+			wb, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
+			}
+			c, err := audio.DecodeWAV(wb)
+			if err != nil {
+				return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
+			}
+			x = audio.Resample(c.Samples, c.Rate, audio.InputRate)
+		}
+		if sp.Gain != nil {
+			for k := range x {
+				x[k] *= float32(*sp.Gain)
+			}
+		}
+		p.PCM = audio.FloatToPCM16(x)
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no probes", path)
+	}
+	return out, nil
+}
+
+// parseLevels parses --load-curve "1,2,4,8,16".
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 4096 {
+			return nil, fmt.Errorf("level %q, want an integer 1…4096", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// loadLevel is one concurrency level of the load curve.
+type loadLevel struct {
+	Sessions        int      `json:"sessions"`
+	Failed          int      `json:"failed"`
+	Responses       int      `json:"responses"`
+	TTFPP50Ms       *float64 `json:"ttfp_p50_ms"`
+	TTFPP99Ms       *float64 `json:"ttfp_p99_ms"`
+	TTFPOrigin      string   `json:"ttfp_origin"`
+	RTFP50          *float64 `json:"rtf_p50"`
+	PacingLagP99Ms  float64  `json:"pacing_lag_p99_ms"`
+	PacingLagMaxMs  float64  `json:"pacing_lag_max_ms"`
+	Underruns       int      `json:"underruns"`
+	JoinTTFPMs      *float64 `json:"join_ttfp_ms"` // first response of the session that joined 1 s later
+	JoinTTFPOrigin  string   `json:"join_ttfp_origin,omitempty"`
+	WallSeconds     float64  `json:"wall_s"`
+	FailureMessages []string `json:"failures,omitempty"`
+}
+
+// runLoadCurve runs, for each level N, N concurrent paced sessions (dataset
+// samples in turn) plus one that joins 1 s after them, and writes
+// OUT/loadcurve.json.
+func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, dopts *dataset.Options, refAudio []byte, levels []int, stdout io.Writer) (*runSummary, error) {
+	pcms := make([][]byte, len(samples))
+	for i, s := range samples {
+		p, err := s.PCM(ctx, dopts)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("run: %w", err)}
+		}
+		pcms[i] = p
+	}
+	sum := &runSummary{}
+	var out []loadLevel
+	for _, n := range levels {
+		started := time.Now()
+		type res struct {
+			r   *session.Result
+			err error
+		}
+		all := make([]res, n+1)
+		var wg sync.WaitGroup
+		for i := 0; i <= n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if i == n { // the joiner
+					select {
+					case <-time.After(time.Second):
+					case <-ctx.Done():
+						all[i].err = ctx.Err()
+						return
+					}
+				}
+				k := i % len(samples)
+				cfg := &session.Config{URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio, Settle: o.Settle,
+					CompletionTimeout: o.Timeout, SampleID: fmt.Sprintf("load%d-%d-%s", n, i, samples[k].SampleID), Split: "load"}
+				all[i].r, all[i].err = session.Run(ctx, cfg, pcms[k])
+			}()
+		}
+		wg.Wait()
+		lv := loadLevel{Sessions: n, WallSeconds: time.Since(started).Seconds()}
+		var ttfp, rtf []float64
+		var lags []time.Duration
+		server, client := 0, 0
+		for i, a := range all {
+			if a.err != nil {
+				lv.Failed++
+				lv.FailureMessages = append(lv.FailureMessages, a.err.Error())
+				sum.Failed = append(sum.Failed, runFailure{SampleID: fmt.Sprintf("load%d-%d", n, i), Split: "load", Error: a.err.Error()})
+			}
+			sum.Ran++
+			if a.r == nil {
+				continue
+			}
+			if b, err := json.Marshal(a.r.Trace); err == nil {
+				_ = writeFileAtomic(filepath.Join(o.Out, dirTraces, fmt.Sprintf("load-%d-%d.trace.json", n, i)), b)
+			}
+			for _, x := range responseExtras(a.r.Trace) {
+				lv.Underruns += x.Underruns
+			}
+			rows := metrics.ScoreSession(*a.r.Trace).Rows
+			for _, row := range rows {
+				if row.Raw == nil {
+					continue
+				}
+				if row.Raw.TTFPClock == metrics.ClockServer {
+					server++
+				} else {
+					client++
+				}
+				if i == n {
+					if lv.JoinTTFPMs == nil {
+						lv.JoinTTFPMs, lv.JoinTTFPOrigin = ptrTo(row.Raw.TTFPMs), string(row.Raw.TTFPClock)
+					}
+					continue
+				}
+				ttfp = append(ttfp, row.Raw.TTFPMs)
+				if row.Raw.RTF != nil {
+					rtf = append(rtf, *row.Raw.RTF)
+				}
+			}
+			if i < n {
+				lags = append(lags, a.r.PacingLag...)
+			}
+		}
+		lv.Responses = len(ttfp)
+		if s := metrics.Summarize(ttfp, 3); s != nil {
+			lv.TTFPP50Ms, lv.TTFPP99Ms = ptrTo(s.P50), ptrTo(s.P99)
+		}
+		if s := metrics.Summarize(rtf, 6); s != nil {
+			lv.RTFP50 = ptrTo(s.P50)
+		}
+		switch {
+		case server > 0 && client == 0:
+			lv.TTFPOrigin = "server clock"
+		case server == 0:
+			lv.TTFPOrigin = "client receive clock"
+		default:
+			lv.TTFPOrigin = "mixed"
+		}
+		st := session.SummarizeLag(lags)
+		lv.PacingLagP99Ms, lv.PacingLagMaxMs = st.P99Ms, st.MaxMs
+		out = append(out, lv)
+		p := func(v *float64) string {
+			if v == nil {
+				return "–"
+			}
+			return strconv.FormatFloat(*v, 'f', 1, 64)
+		}
+		fmt.Fprintf(stdout, "load N=%-4d responses %-4d TTFP p50 %s p99 %s ms (%s)  join TTFP %s ms  RTF p50 %s  pacing lag p99 %.2f ms  underruns %d  failed %d\n",
+			n, lv.Responses, p(lv.TTFPP50Ms), p(lv.TTFPP99Ms), lv.TTFPOrigin, p(lv.JoinTTFPMs), p(lv.RTFP50), lv.PacingLagP99Ms, lv.Underruns, lv.Failed)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	b, _ := json.MarshalIndent(map[string]any{
+		"url": o.URL, "model": o.Model, "frame_ms": o.FrameMs, "dataset": o.Dataset,
+		"clock":  "TTFP: server clock when reported, else client receive clock; pacing lag: client send clock",
+		"levels": out,
+	}, "", "  ")
+	if err := writeFileAtomic(filepath.Join(o.Out, "loadcurve.json"), append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	return sum, nil
 }

@@ -1,13 +1,75 @@
+//go:build !js
+
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/trace"
 )
 
-const scoreUsage = `duplexscope score (not yet implemented)`
+const scoreUsage = `duplexscope score TRACE.json…
 
-func scoreCmd(_ context.Context, _ []string, _, _ io.Writer) error {
-	return errors.New("score: not implemented yet")
+Reads duplex-trace/v1 documents (kind session, run or engine_tpot; the
+golden-vector format, also the wire log a session records) and prints, for
+each file in argument order, one line of JSON (NDJSON) in the layout of the
+matching *.expected.json (METRICS.md "Conformance").
+
+Exit status 2 (message on stderr) for an unreadable trace or an unknown
+format/kind; lines for the files before it have been printed.
+
+Examples:
+  duplexscope score session.trace.json
+  duplexscope score metrics/testdata/vectors/*.trace.json | jq .kind`
+
+func scoreCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("score", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, scoreUsage) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return &exitError{code: 2, err: err}
+	}
+	if fs.NArg() == 0 {
+		return &exitError{code: 2, err: errors.New("score: no trace files given\n\n" + scoreUsage)}
+	}
+	for _, name := range fs.Args() {
+		line, err := scoreFile(name)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		if _, err := stdout.Write(append(line, '\n')); err != nil {
+			return fmt.Errorf("score: %w", err)
+		}
+	}
+	return nil
+}
+
+// scoreFile returns the compact JSON line for one trace file.
+func scoreFile(name string) ([]byte, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	doc, err := trace.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("score %s: %w", name, err)
+	}
+	out, err := metrics.Score(doc)
+	if err != nil {
+		return nil, fmt.Errorf("score %s: %w", name, err)
+	}
+	line, err := out.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("score %s: %w", name, err)
+	}
+	return line, nil
 }

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// connectPanel edits Settings and starts/stops the session.
+type connectPanel struct {
+	app.Compo
+	Settings Settings
+	Running  bool
+	Notes    []string
+	OnChange func(Settings)
+	OnStart  func(app.Context)
+	OnStop   func(app.Context)
+}
+
+func (c *connectPanel) set(ctx app.Context, f func(*Settings)) {
+	s := c.Settings
+	f(&s)
+	c.Settings = s
+	if c.OnChange != nil {
+		c.OnChange(s)
+	}
+}
+
+func (c *connectPanel) Render() app.UI {
+	s := c.Settings
+	return app.Section().Class("ds-panel").ID("connect").Body(
+		app.H2().Text("Connect"),
+		app.Div().Class("ds-row").Body(
+			field("Server URL (any vLLM-Omni /v1/realtime)", "ds-wide", app.Input().ID("in-url").Value(s.URL).
+				OnChange(func(ctx app.Context, e app.Event) {
+					c.set(ctx, func(s *Settings) { s.URL = ctx.JSSrc().Get("value").String() })
+				})),
+			field("Model", "", app.Input().ID("in-model").Value(s.Model).
+				OnChange(func(ctx app.Context, e app.Event) {
+					c.set(ctx, func(s *Settings) { s.Model = ctx.JSSrc().Get("value").String() })
+				})),
+			field("Preset", "", app.Select().ID("in-preset").Body(
+				app.Option().Value("").Text("— choose —"),
+				app.Range(Presets).Slice(func(i int) app.UI {
+					return app.Option().Value(Presets[i].Name).Text(Presets[i].Label).Selected(s.Profile == Presets[i].Profile && s.Model == Presets[i].Model)
+				}),
+			).OnChange(func(ctx app.Context, e app.Event) {
+				name := ctx.JSSrc().Get("value").String()
+				for _, p := range Presets {
+					if p.Name == name {
+						c.set(ctx, func(s *Settings) { s.Model, s.Profile, s.FrameMs = p.Model, p.Profile, p.FrameMs })
+					}
+				}
+			})),
+			field("Frame", "", app.Select().ID("in-frame").Body(app.Range(FrameSizes).Slice(func(i int) app.UI {
+				n := FrameSizes[i]
+				return app.Option().Value(strconv.Itoa(n)).Text(strconv.Itoa(n) + " ms").Selected(s.FrameMs == n)
+			})).OnChange(func(ctx app.Context, e app.Event) {
+				n, _ := strconv.Atoi(ctx.JSSrc().Get("value").String())
+				c.set(ctx, func(s *Settings) { s.FrameMs = n })
+			})),
+			field("Input", "", app.Select().ID("in-source").Body(
+				app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
+				app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
+			).OnChange(func(ctx app.Context, e app.Event) {
+				v := ctx.JSSrc().Get("value").String()
+				c.set(ctx, func(s *Settings) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" })
+			})),
+			field("Stop after (s, 0 = Stop button)", "", app.Input().ID("in-duration").Type("number").Min(0).Value(strconv.FormatFloat(s.DurationS, 'f', -1, 64)).
+				OnChange(func(ctx app.Context, e app.Event) {
+					d, _ := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
+					c.set(ctx, func(s *Settings) { s.DurationS = d })
+				})),
+		),
+		app.Div().Class("ds-row").Style("margin-top", "10px").Body(
+			checkbox("in-proxy", "Connect through this server's proxy", s.Proxy, func(ctx app.Context, on bool) { c.set(ctx, func(s *Settings) { s.Proxy = on }) }),
+			checkbox("in-audible", "Play clips here too", s.Audible, func(ctx app.Context, on bool) { c.set(ctx, func(s *Settings) { s.Audible = on }) }),
+			&wavDrop{Name: s.DroppedName, OnPCM: func(ctx app.Context, name string, pcm []byte) {
+				c.set(ctx, func(s *Settings) { s.DroppedPCM, s.DroppedName, s.Source = pcm, name, SourceMic })
+			}},
+			app.If(!c.Running, func() app.UI {
+				return app.Button().ID("btn-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { c.OnStart(ctx) })
+			}).Else(func() app.UI {
+				return app.Button().ID("btn-stop").Class("ds-btn ds-stop").Text("Stop").OnClick(func(ctx app.Context, e app.Event) { c.OnStop(ctx) })
+			}),
+			app.A().ID("link-test").Href("/?"+s.Query().Encode()).Text("link to this test"),
+		),
+		app.Range(c.Notes).Slice(func(i int) app.UI { return app.P().Class("ds-hint").Text(c.Notes[i]) }),
+	)
+}
+
+func field(label, class string, input app.UI) app.UI {
+	return app.Div().Class("ds-field "+class).Body(app.Label().Text(label), input)
+}
+
+func checkbox(id, label string, on bool, set func(app.Context, bool)) app.UI {
+	return app.Label().Class("ds-hint").Body(
+		app.Input().ID(id).Type("checkbox").Checked(on).OnChange(func(ctx app.Context, e app.Event) { set(ctx, ctx.JSSrc().Get("checked").Bool()) }),
+		app.Text(" "+label),
+	)
+}

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// Tabs of the dashboard.
+var tabs = []struct{ ID, Label string }{
+	{"live", "Live numbers"},
+	{"timeline", "Timeline"},
+	{"log", "Event log"},
+	{"plain", "Plain language"},
+}
+
+// dashboardPage is the "/" route: connect panel, status, and the tabs.
+type dashboardPage struct {
+	app.Compo
+	settings Settings
+	notes    []string
+	snap     liveSnapshot
+	pending  string
+	tab      string
+	started  bool
+}
+
+func newDashboardPage() *dashboardPage { return &dashboardPage{tab: "live"} }
+
+func (p *dashboardPage) OnNav(ctx app.Context) {
+	u := ctx.Page().URL()
+	def := DefaultSettings(u.Host, u.Scheme == "https")
+	s, errs := ParseSettings(u.Query(), def)
+	p.settings = s
+	p.notes = p.notes[:0]
+	for _, e := range errs {
+		p.notes = append(p.notes, "Ignored URL parameter: "+e.Error())
+	}
+	if s.View != "" {
+		p.tab = s.View
+	}
+	ctx.ObserveState(stateLive, &p.snap)
+	ctx.ObserveState(statePending, &p.pending)
+	if app.IsClient {
+		ctx.NewAction(actionRetryPending)
+		if s.Autostart && !p.started {
+			p.start(ctx)
+		}
+	}
+}
+
+func (p *dashboardPage) start(ctx app.Context) {
+	p.started = true
+	ctx.NewActionWithValue(actionStart, p.settings)
+}
+
+func (p *dashboardPage) running() bool {
+	switch p.snap.Phase {
+	case phaseConnecting, phaseStreaming, phaseFinishing, phaseSaving:
+		return true
+	}
+	return false
+}
+
+func (p *dashboardPage) Render() app.UI {
+	currentTab.Store(p.tab)
+	return app.Div().Class("ds-page").Body(
+		app.Header().Class("ds-header").Body(
+			app.Img().Src("/web/icons/icon.svg").Alt(""),
+			app.H1().Text("duplexscope"),
+			app.Span().Class("ds-sub").Text("full-duplex speech latency, measured where you hear it"),
+		),
+		&connectPanel{Settings: p.settings, Running: p.running(), Notes: p.notes,
+			OnChange: func(s Settings) { p.settings = s },
+			OnStart:  func(ctx app.Context) { p.start(ctx) },
+			OnStop:   func(ctx app.Context) { ctx.NewAction(actionStop) }},
+		&statusLine{Snap: p.snap, Pending: p.pending},
+		&shareBox{Share: p.snap.Share, Phase: p.snap.Phase},
+		app.Nav().Class("ds-tabs").Body(app.Range(tabs).Slice(func(i int) app.UI {
+			t := tabs[i]
+			return app.Button().ID("tab-" + t.ID).Class(activeClass(p.tab == t.ID)).Text(t.Label).
+				OnClick(func(ctx app.Context, e app.Event) { p.tab = t.ID })
+		})),
+		app.If(p.tab == "live", func() app.UI { return &liveView{Snap: p.snap} }).
+			ElseIf(p.tab == "timeline", func() app.UI { return &timelineView{Snap: p.snap} }).
+			ElseIf(p.tab == "log", func() app.UI { return &eventLogView{Rows: p.snap.Log} }).
+			Else(func() app.UI {
+				return &plainViewCompo{Plain: p.snap.Plain, Warnings: p.snap.Warnings, Final: p.snap.Final}
+			}),
+	)
+}
+
+func activeClass(on bool) string {
+	if on {
+		return "ds-active"
+	}
+	return ""
+}

@@ -1,0 +1,94 @@
+package app
+
+import (
+	"strconv"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// echart draws option JSON (built by package chart) with the vendored
+// echarts runtime. The element carries data-points (the chart's point
+// count) for tests and screen readers.
+type echart struct {
+	app.Compo
+	ID, Class string
+	Option    string
+	Points    int
+	// OnLaneClick, when set, gets clicks on the timeline's grids (lane =
+	// grid index, x = axis value).
+	OnLaneClick func(lane int, x float64)
+
+	inst  app.Value
+	drawn string
+	funcs []app.Func
+}
+
+func newEchart(id string) *echart { return &echart{ID: id} }
+
+func (c *echart) Render() app.UI {
+	return app.Div().ID(c.ID).Class("ds-chart "+c.Class).
+		Attr("data-points", strconv.Itoa(c.Points)).
+		Aria("label", c.ID)
+}
+
+func (c *echart) OnMount(ctx app.Context)  { ctx.Defer(c.draw) }
+func (c *echart) OnUpdate(ctx app.Context) { ctx.Defer(c.draw) }
+
+func (c *echart) OnDismount() {
+	if c.inst != nil {
+		c.inst.Call("dispose")
+		c.inst = nil
+	}
+	for _, f := range c.funcs {
+		f.Release()
+	}
+	c.funcs, c.drawn = nil, ""
+}
+
+// OnResize keeps the canvas the size of its box.
+func (c *echart) OnResize(ctx app.Context) {
+	if c.inst != nil {
+		c.inst.Call("resize")
+	}
+}
+
+// draw (re)applies the option; deferred so the element exists and is sized.
+func (c *echart) draw(ctx app.Context) {
+	if c.Option == "" || c.Option == c.drawn {
+		return
+	}
+	ec := app.Window().Get("echarts")
+	if ec.IsUndefined() {
+		return
+	}
+	if c.inst == nil {
+		c.inst = ec.Call("init", ctx.JSSrc(), nil, jsObject(map[string]any{"renderer": "canvas"}))
+		if c.OnLaneClick != nil {
+			c.listenClicks()
+		}
+	}
+	opt := app.Window().Get("JSON").Call("parse", c.Option)
+	c.inst.Call("setOption", opt, jsObject(map[string]any{"replaceMerge": []any{"series"}, "lazyUpdate": true}))
+	c.drawn = c.Option
+}
+
+func (c *echart) listenClicks() {
+	inst := c.inst
+	f := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		if len(args) == 0 || c.OnLaneClick == nil {
+			return nil
+		}
+		px := []any{args[0].Get("offsetX").Float(), args[0].Get("offsetY").Float()}
+		for lane := 0; lane < 2; lane++ {
+			finder := jsObject(map[string]any{"gridIndex": lane})
+			if inst.Call("containPixel", finder, px).Bool() {
+				v := inst.Call("convertFromPixel", finder, px)
+				c.OnLaneClick(lane, v.Index(0).Float())
+				return nil
+			}
+		}
+		return nil
+	})
+	c.funcs = append(c.funcs, f)
+	inst.Call("getZr").Call("on", "click", f)
+}

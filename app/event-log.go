@@ -1,0 +1,59 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// eventLogView lists sent/received events, folded, filterable, expandable.
+type eventLogView struct {
+	app.Compo
+	Rows     []logRow
+	filter   string
+	expanded map[float64]bool
+}
+
+// maxShownRows keeps the DOM small; the wire log attachment has everything.
+const maxShownRows = 400
+
+func (l *eventLogView) Render() app.UI {
+	var rows []logRow
+	for i := len(l.Rows) - 1; i >= 0 && len(rows) < maxShownRows; i-- {
+		if l.filter == "" || strings.Contains(l.Rows[i].Type, l.filter) {
+			rows = append(rows, l.Rows[i])
+		}
+	}
+	return app.Section().Class("ds-panel").ID("event-log").Body(
+		app.Div().Class("ds-row").Body(
+			field("Filter by type", "", app.Input().ID("log-filter").Placeholder("e.g. response.done").Value(l.filter).
+				OnInput(func(ctx app.Context, e app.Event) { l.filter = ctx.JSSrc().Get("value").String() })),
+			app.Span().Class("ds-hint").Text(fmt.Sprintf("%d rows (newest first; repeated events folded ×n; click a row for its JSON)", len(l.Rows))),
+		),
+		app.Div().Class("ds-log").Body(app.Range(rows).Slice(func(i int) app.UI {
+			r := rows[i]
+			return app.Div().Body(
+				app.Div().Class("ds-log-row ds-"+r.Dir).Attr("data-type", r.Type).Body(
+					app.Span().Text(fmt.Sprintf("%.1f ms", r.TMs)),
+					app.Span().Text(r.Dir),
+					app.Span().Text(r.Type),
+					app.Span().Text(countText(r.Count)),
+				).OnClick(func(ctx app.Context, e app.Event) {
+					if l.expanded == nil {
+						l.expanded = map[float64]bool{}
+					}
+					l.expanded[r.TMs] = !l.expanded[r.TMs]
+				}),
+				app.If(l.expanded[r.TMs], func() app.UI { return app.Pre().Text(r.JSON) }),
+			)
+		})),
+	)
+}
+
+func countText(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("×%d", n)
+}

@@ -1,0 +1,177 @@
+package app
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"html"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/web"
+)
+
+// HandlerOptions configure Handler. The zero value (or nil) serves web.FS.
+type HandlerOptions struct {
+	// Assets holds the static files and the built app.wasm(.gz/.br), paths
+	// relative to web/ ("app.css", "app.wasm"). Nil means web.FS.
+	Assets fs.FS
+	// Version identifies the build for go-app's cache; "" derives it from
+	// the wasm file.
+	Version string
+	// UploadCapability, when set, is called for every page request; a
+	// non-empty result is put in the page's head as
+	// <meta name="duplexscope-upload-capability" content="…">, which the
+	// page sends as "Authorization: Bearer …" on uploads.
+	UploadCapability func(r *http.Request) string
+}
+
+// CapabilityMeta is the name of the meta tag carrying the upload capability.
+const CapabilityMeta = "duplexscope-upload-capability"
+
+// Handler returns the http.Handler of the wasm page, to be mounted at "/"
+// after the API routes. It serves the page routes ("/"), go-app's
+// bootstrap files (/app.js, /wasm_exec.js, /app-worker.js,
+// /manifest.webmanifest, /app.css) and /web/… from opts.Assets, with
+// /web/app.wasm pre-compressed by Accept-Encoding. When the wasm build is
+// missing every page route explains how to build it.
+func Handler(opts *HandlerOptions) http.Handler {
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Assets == nil {
+		o.Assets = web.FS
+	}
+	Routes()
+	raw, _ := fs.ReadFile(o.Assets, "app.wasm")
+	if len(raw) == 0 {
+		return missingWasm{assets: http.StripPrefix("/web", web.Handler(o.Assets))}
+	}
+	if o.Version == "" {
+		sum := sha256.Sum256(raw)
+		o.Version = hex.EncodeToString(sum[:8])
+	}
+	h := &app.Handler{
+		Name:            "duplexscope",
+		ShortName:       "duplexscope",
+		Title:           "duplexscope — full-duplex speech benchmark",
+		Description:     "Live latency, real-time factor and turn-taking of full-duplex speech-to-speech servers, measured in the browser.",
+		Author:          "duplexscope",
+		BackgroundColor: "#0f1c27",
+		ThemeColor:      "#0f1c27",
+		LoadingLabel:    "Loading duplexscope… {progress}%",
+		Icon: app.Icon{
+			Default:  "/web/icons/icon-192.png",
+			Large:    "/web/icons/icon-512.png",
+			Maskable: "/web/icons/icon-192.png",
+			SVG:      "/web/icons/icon.svg",
+		},
+		Styles:            []string{"/web/app.css"},
+		Scripts:           []string{"/web/echarts.min.js"},
+		Resources:         assetResolver{Handler: http.StripPrefix("/web", web.Handler(o.Assets))},
+		Version:           o.Version,
+		WasmContentLength: strconv.Itoa(len(raw)),
+	}
+	if o.UploadCapability == nil {
+		return h
+	}
+	return capabilityInjector{next: h, capability: o.UploadCapability}
+}
+
+// assetResolver serves /web/… itself and resolves resource paths unchanged
+// (same origin), like go-app's LocalDir but from an fs.FS.
+type assetResolver struct{ http.Handler }
+
+func (assetResolver) Resolve(location string) string {
+	if location == "" || location == "/" {
+		return "/"
+	}
+	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
+		return location
+	}
+	return "/" + strings.TrimLeft(location, "/")
+}
+
+// capabilityInjector adds the upload capability meta tag to HTML pages.
+type capabilityInjector struct {
+	next       http.Handler
+	capability func(*http.Request) string
+}
+
+func (c capabilityInjector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/web/") || strings.Contains(strings.TrimPrefix(r.URL.Path, "/"), ".") {
+		c.next.ServeHTTP(w, r)
+		return
+	}
+	rec := &bufferedResponse{header: http.Header{}}
+	c.next.ServeHTTP(rec, r)
+	body := rec.body.Bytes()
+	if strings.HasPrefix(rec.header.Get("Content-Type"), "text/html") {
+		tag := `<meta name="` + CapabilityMeta + `" content="` + html.EscapeString(c.capability(r)) + `">`
+		body = bytes.Replace(body, []byte("</head>"), []byte(tag+"</head>"), 1)
+		rec.header.Set("Content-Length", strconv.Itoa(len(body)))
+		// The capability is per request: never let a cache keep it.
+		rec.header.Set("Cache-Control", "no-store")
+		rec.header.Del("ETag")
+	}
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	if rec.code == 0 {
+		rec.code = http.StatusOK
+	}
+	w.WriteHeader(rec.code)
+	w.Write(body)
+}
+
+type bufferedResponse struct {
+	header http.Header
+	body   bytes.Buffer
+	code   int
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	if b.code == 0 {
+		b.code = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+func (b *bufferedResponse) WriteHeader(code int) {
+	if b.code == 0 {
+		b.code = code
+	}
+}
+
+// missingWasm answers page routes of a server built without the wasm.
+type missingWasm struct{ assets http.Handler }
+
+const missingWasmHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>duplexscope — wasm build missing</title>
+<link rel="icon" href="/web/icons/icon.svg"><link rel="stylesheet" href="/web/app.css"></head>
+<body><div class="ds-missing"><h1>The wasm build is missing</h1>
+<p>This duplexscope server was built without <code>web/app.wasm</code>, so the live page cannot load.
+Build it and restart the server:</p><pre>make wasm &amp;&amp; make build</pre>
+<p>or simply <code>make run</code>. The archive API, share pages (<code>/r/{id}</code>) and the simulator work without it.</p>
+</div></body></html>
+`
+
+func (m missingWasm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/web/") {
+		m.assets.ServeHTTP(w, r)
+		return
+	}
+	if r.URL.Path != "/" {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	w.Write([]byte(missingWasmHTML))
+}

@@ -1,0 +1,61 @@
+package app
+
+import "sync/atomic"
+
+// currentTab is the dashboard tab on screen (set on the UI goroutine, read
+// by the run's goroutines to skip charts nobody sees).
+var currentTab atomic.Value
+
+func shownTab() string {
+	t, _ := currentTab.Load().(string)
+	return t
+}
+
+// snapshotLocked builds the views' snapshot; r.mu is held.
+func (r *liveRun) snapshotLocked() *liveSnapshot {
+	in := viewInput{
+		Phase: r.phase, Status: r.status, SessionID: r.sessionID,
+		Resp: make(map[string]respView, len(r.resp)),
+		User: r.userLevels, Model: r.modelLevels, Markers: r.markers, Captions: r.captions,
+		InLevel: r.inLevel, OutLevel: r.outLevel, Share: r.share, SentS: r.sentMs / 1000,
+		InputRate: r.inputRate, OutputRate: r.outputRate,
+	}
+	tab := shownTab()
+	in.SkipTimeline = tab != "timeline" && r.final == nil
+	in.SkipWaterfall = tab != "live" && r.final == nil
+	if r.err != nil {
+		in.Error = errorWords(r.err)
+	}
+	if r.final != nil {
+		in.Result, in.Final = *r.final, true
+	} else {
+		in.Result = r.acc.Snapshot()
+	}
+	for id, rs := range r.resp {
+		in.Resp[id] = respView{ID: id, CreatedMs: rs.CreatedMs, PlayStartMs: rs.PlayStartMs,
+			Underruns: rs.Underruns, Truncated: rs.Truncated, Transcript: rs.Transcript.String()}
+	}
+	p := pacingView{Frames: r.framesSent, Dropped: r.framesDropped, FrameMs: r.settings.FrameMs}
+	if n := len(r.pacingLagMs); n > 0 {
+		p.LastMs = r.pacingLagMs[n-1]
+		for _, v := range r.pacingLagMs {
+			p.MaxMs = max(p.MaxMs, v)
+		}
+		p.P99Ms = percentile99(r.pacingLagMs)
+	}
+	if r.result != nil {
+		p.P99Ms, p.MaxMs = r.result.Pacing.P99Ms, r.result.Pacing.MaxMs
+	}
+	in.Pacing = p
+	in.Warn = warnInput{
+		TabHidden: r.tabHidden, PacingMaxMs: p.MaxMs, FrameMs: r.settings.FrameMs,
+		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.legacySeen,
+		FramesDropped: r.framesDropped, Incomplete: r.result != nil && r.result.Incomplete,
+	}
+	rows := r.log.rows
+	if len(rows) > 1000 {
+		rows = rows[len(rows)-1000:]
+	}
+	in.Log = append([]logRow(nil), rows...)
+	return buildView(in)
+}

@@ -1,0 +1,643 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/chart"
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// Phases of a live run, in order (phaseFailed may follow any).
+const (
+	phaseIdle       = "idle"
+	phaseConnecting = "connecting"
+	phaseStreaming  = "streaming"
+	phaseFinishing  = "finishing"
+	phaseSaving     = "saving"
+	phaseDone       = "done"
+	phaseFailed     = "failed"
+)
+
+// respState is what the page tracks per response beyond the metrics.
+type respState struct {
+	ID            string
+	CreatedMs     float64 // client receive clock
+	FirstAudioMs  float64 // client receive clock, 0 = none
+	PlayStartMs   float64 // playback clock mapped to performance.now(), 0 = not played
+	PlayedSamples int
+	LastAckMs     int
+	Acked         bool
+	Underruns     int
+	Truncated     bool
+	Done          bool
+	AudioDone     bool
+	Transcript    strings.Builder
+	Audio         []timedPCM // as received, at 24 kHz
+}
+
+type timedPCM struct {
+	TMs float64
+	PCM []byte
+}
+
+// liveRun is one session driven from the page: audio graph, session,
+// metrics accumulator and everything the views show. Its methods are called
+// from worklet callbacks, the session's observer goroutine and the
+// controller goroutine; mu guards the fields.
+type liveRun struct {
+	mu       sync.Mutex
+	settings Settings
+	ctx      context.Context
+	cancel   context.CancelFunc
+	publish  func(*liveSnapshot)
+
+	graph    *audioGraph
+	sess     *session.Session
+	acc      metrics.Accumulator
+	frames   chan inputFrame
+	stopOnce sync.Once
+	stopped  chan struct{}
+
+	phase, status  string
+	err            error
+	sessionID      string
+	ready          bool
+	streamStartMs  float64
+	streamStartSet bool
+	sentMs         float64
+	framesSent     int
+	framesDropped  int
+	clipEnded      bool
+	clipEndSentMs  float64
+	tabHidden      bool
+	inputRate      float64
+	outputRate     float64
+	playbackUnder  int
+	legacySeen     bool
+	inLevel        float64
+	outLevel       float64
+	inputPCM       []byte
+	userLevels     []chart.Level
+	modelLevels    []chart.Level
+	markers        []chart.Marker
+	captions       []chart.Caption
+	resp           map[string]*respState
+	order          []string
+	log            eventLog
+	pacingLagMs    []float64
+	result         *session.Result
+	final          *metrics.SessionResult
+	share          shareInfo
+	lastPublishMs  float64
+	visibilityFunc app.Func
+}
+
+// newLiveRun prepares a run; start begins it.
+func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &liveRun{
+		settings: s, ctx: ctx, cancel: cancel, publish: publish,
+		frames: make(chan inputFrame, 512), stopped: make(chan struct{}),
+		phase: phaseIdle, resp: map[string]*respState{},
+	}
+}
+
+// run is the controller goroutine: set up audio, dial, stream until stopped,
+// finish the session, save the report.
+func (r *liveRun) run(pageHost string, secure bool) {
+	defer r.cancel()
+	r.setPhase(phaseConnecting, "Setting up audio…")
+	r.watchVisibility()
+	var clip []byte
+	if name := r.settings.DatasetName(); name != "" {
+		r.setPhase(phaseConnecting, "Loading dataset "+name+"…")
+		pcm, err := loadDatasetPCM(r.ctx, name)
+		if err != nil {
+			r.fail(fmt.Errorf("dataset %s: %w", name, err))
+			return
+		}
+		clip = pcm
+	} else if r.settings.DroppedPCM != nil {
+		clip = r.settings.DroppedPCM
+	}
+	mic := clip == nil
+	g, err := newAudioGraph(audioOptions{
+		Mic: mic, FrameMs: r.settings.FrameMs,
+		OnFrame: r.onFrame, OnClipEnd: r.onClipEnd, OnPlayback: r.onPlayback,
+	})
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	r.mu.Lock()
+	r.graph = g
+	r.inputRate, r.outputRate = g.InputRate, g.OutRate
+	r.mu.Unlock()
+	g.resume()
+
+	url, err := r.settings.DialURL(pageHost, secure)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	r.setPhase(phaseConnecting, "Connecting to "+url+"…")
+	cfg := &session.Config{
+		URL: url, Model: r.settings.Model, FrameMs: r.settings.FrameMs,
+		ExternalPlayback: true,
+		NativeDuplex:     strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"),
+		Observers:        []session.Observer{session.ObserverFuncs{Event: r.onEvent, State: r.onState}},
+	}
+	if clip != nil && r.settings.DatasetName() != "" {
+		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
+	}
+	s, err := session.Dial(r.ctx, cfg)
+	if err != nil {
+		r.fail(fmt.Errorf("could not start a session at %s: %w", url, err))
+		return
+	}
+	r.mu.Lock()
+	r.sess = s
+	r.sessionID = s.ID()
+	r.ready = true
+	r.mu.Unlock()
+	if clip != nil {
+		g.setClip(clip, r.settings.Audible)
+	}
+	if g.suspended() {
+		r.setPhase(phaseStreaming, "Audio is paused by the browser: click anywhere on the page to allow sound.")
+	} else {
+		r.setPhase(phaseStreaming, "Streaming — speak now. Stop ends the session.")
+	}
+	r.sendLoop()
+	r.finish()
+}
+
+// sendLoop forwards worklet frames to the session until stopped.
+func (r *liveRun) sendLoop() {
+	for {
+		select {
+		case <-r.stopped:
+			return
+		case <-r.ctx.Done():
+			return
+		case f := <-r.frames:
+			if err := r.sess.SendFrame(r.ctx, f.PCM); err != nil {
+				r.mu.Lock()
+				r.err = err
+				r.mu.Unlock()
+				r.stop()
+				return
+			}
+			r.afterSend(f)
+		}
+	}
+}
+
+func (r *liveRun) afterSend(f inputFrame) {
+	r.mu.Lock()
+	ms := float64(len(f.PCM)) * 1000 / 32000
+	r.framesSent++
+	r.sentMs += ms
+	r.inputPCM = append(r.inputPCM, f.PCM...)
+	r.inLevel = f.RMS
+	r.userLevels = append(r.userLevels, chart.Level{TS: (r.sentMs - ms) / 1000, Level: math.Min(1, f.RMS*4)})
+	sent := r.sentMs
+	dur := r.settings.DurationS
+	clipDone := r.clipEnded && sent-r.clipEndSentMs >= clipTailMs
+	r.mu.Unlock()
+	if (dur > 0 && sent >= dur*1000) || (dur <= 0 && clipDone) {
+		r.stop()
+	}
+	r.maybePublish(false)
+}
+
+// clipTailMs of silence follows a clip so the server can answer its last turn.
+const clipTailMs = 3000
+
+// onFrame runs in the worklet's message callback: never block.
+func (r *liveRun) onFrame(f inputFrame) {
+	r.mu.Lock()
+	ready := r.ready
+	r.mu.Unlock()
+	if !ready {
+		return
+	}
+	select {
+	case r.frames <- f:
+	default:
+		r.mu.Lock()
+		r.framesDropped++
+		r.mu.Unlock()
+	}
+}
+
+func (r *liveRun) onClipEnd() {
+	r.mu.Lock()
+	if r.ready && !r.clipEnded {
+		r.clipEnded = true
+		r.clipEndSentMs = r.sentMs
+	}
+	r.mu.Unlock()
+}
+
+// stop ends input (Stop button, duration_s, end of clip); idempotent.
+func (r *liveRun) stop() {
+	r.stopOnce.Do(func() {
+		r.mu.Lock()
+		r.ready = false
+		r.mu.Unlock()
+		close(r.stopped)
+	})
+}
+
+// abort cancels everything (page left).
+func (r *liveRun) abort() {
+	r.stop()
+	r.cancel()
+}
+
+// finish commits, waits for completion, closes and saves.
+func (r *liveRun) finish() {
+	if g := r.graph; g != nil {
+		g.stopInput()
+	}
+	r.setPhase(phaseFinishing, "Input ended — waiting for the last responses…")
+	s := r.sess
+	var sessErr error
+	if err := s.Commit(r.ctx); err != nil {
+		sessErr = err
+	} else if err := s.Wait(r.ctx); err != nil {
+		sessErr = err
+	}
+	res, err := s.Close(r.ctx)
+	if sessErr == nil {
+		sessErr = err
+	}
+	r.drainPlayback()
+	tr := s.Trace()
+	if res != nil && res.Trace != nil {
+		tr = res.Trace
+	}
+	final := metrics.ScoreSession(*tr)
+	r.mu.Lock()
+	r.result = res
+	r.final = &final
+	if sessErr != nil && r.err == nil {
+		r.err = sessErr
+	}
+	r.mu.Unlock()
+	r.setPhase(phaseSaving, "Saving the report…")
+	info, err := saveRun(r.ctx, r.buildSaveInput(tr))
+	r.mu.Lock()
+	r.share = info
+	r.mu.Unlock()
+	switch {
+	case err != nil:
+		r.setPhase(phaseDone, "Saving failed ("+err.Error()+"); the run is kept in this browser and will be retried.")
+	case sessErr != nil:
+		r.setPhase(phaseDone, "Session ended with an error: "+errorWords(sessErr)+" — partial report saved.")
+	default:
+		r.setPhase(phaseDone, "Done — report saved.")
+	}
+}
+
+// drainPlayback tells the player every response is finished.
+func (r *liveRun) drainPlayback() {
+	r.mu.Lock()
+	ids := append([]string(nil), r.order...)
+	r.mu.Unlock()
+	for _, id := range ids {
+		r.graph.done(id)
+	}
+}
+
+func (r *liveRun) setPhase(phase, status string) {
+	r.mu.Lock()
+	r.phase, r.status = phase, status
+	r.mu.Unlock()
+	r.maybePublish(true)
+}
+
+func (r *liveRun) fail(err error) {
+	r.mu.Lock()
+	r.err = err
+	r.mu.Unlock()
+	r.setPhase(phaseFailed, errorWords(err))
+	if r.graph != nil {
+		r.graph.stopInput()
+	}
+}
+
+// errorWords turns an error into a sentence for a person.
+func errorWords(err error) string {
+	var se *session.ServerError
+	var he *session.HandshakeError
+	switch {
+	case errors.As(err, &se):
+		return "the server reported an error: " + se.Error()
+	case errors.As(err, &he):
+		return "the server did not open a session: " + he.Error()
+	case errors.Is(err, context.Canceled):
+		return "stopped"
+	}
+	return err.Error()
+}
+
+// onState follows the session lifecycle.
+func (r *liveRun) onState(st session.State, err error) {
+	if st == session.StateFailed && err != nil {
+		r.mu.Lock()
+		if r.err == nil {
+			r.err = err
+		}
+		r.mu.Unlock()
+		r.stop()
+	}
+}
+
+// inbound is the part of a server event the page reads.
+type inbound struct {
+	Type       string `json:"type"`
+	ResponseID string `json:"response_id"`
+	Response   struct {
+		ID string `json:"id"`
+	} `json:"response"`
+	Delta        json.RawMessage `json:"delta"`
+	Audio        json.RawMessage `json:"audio"`
+	SampleRateHz int             `json:"sample_rate_hz"`
+	Transcript   string          `json:"transcript"`
+}
+
+func (in *inbound) id() string {
+	if in.ResponseID != "" {
+		return in.ResponseID
+	}
+	return in.Response.ID
+}
+
+// onEvent gets every wire-log entry (observer goroutine).
+func (r *liveRun) onEvent(ev trace.Event) {
+	r.mu.Lock()
+	r.log.add(ev)
+	if ev.Dir == trace.DirSend && !r.streamStartSet && strings.Contains(string(ev.Event[:min(64, len(ev.Event))]), "input_audio_buffer.append") {
+		// Stream start is the instant just before the first append is
+		// written: that append's send stamp (the wire log's
+		// stream_start_ms). Never copy the session's trace per event.
+		r.streamStartMs, r.streamStartSet = ev.TMs, true
+		r.acc.SetStreamStart(ev.TMs)
+	}
+	if ev.Dir == trace.DirLocal {
+		r.notePacing(ev)
+		r.mu.Unlock()
+		return
+	}
+	if ev.Dir != trace.DirRecv {
+		r.mu.Unlock()
+		return
+	}
+	r.acc.Add(ev)
+	var in inbound
+	if err := json.Unmarshal(ev.Event, &in); err != nil {
+		r.mu.Unlock()
+		return
+	}
+	id := in.id()
+	ts := (ev.TMs - r.streamStartMs) / 1000
+	var play []byte
+	var done, clear bool
+	switch in.Type {
+	case "response.created":
+		if id != "" && r.resp[id] == nil {
+			r.resp[id] = &respState{ID: id, CreatedMs: ev.TMs}
+			r.order = append(r.order, id)
+			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkCreated, ResponseID: id})
+		}
+	case "response.output_audio.delta", "response.audio.delta":
+		if in.Type == "response.audio.delta" {
+			r.legacySeen = true
+		}
+		rs := r.ensure(id, ev.TMs)
+		pcm := decodeAudio(in.Delta, in.Audio)
+		if rate := in.SampleRateHz; rate > 0 && rate != 24000 && len(pcm) > 0 {
+			pcm = audio.FloatToPCM16(audio.Resample(audio.PCM16ToFloat(pcm), rate, 24000))
+		}
+		if rs != nil && len(pcm) > 0 && !rs.Truncated {
+			if rs.FirstAudioMs == 0 {
+				rs.FirstAudioMs = ev.TMs
+				r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkFirstAudio, ResponseID: id})
+			}
+			rs.Audio = append(rs.Audio, timedPCM{TMs: ev.TMs, PCM: pcm})
+			r.modelLevels = append(r.modelLevels, chart.Level{TS: ts, Level: math.Min(1.1, audio.RMSPCM16(pcm)*4)})
+			play = pcm
+		}
+	case "response.output_audio_transcript.delta", "response.output_text.delta", "response.text.delta", "response.audio_transcript.delta":
+		rs := r.ensure(id, ev.TMs)
+		var text string
+		_ = json.Unmarshal(in.Delta, &text)
+		if rs != nil && text != "" {
+			if rs.Transcript.Len() == 0 {
+				r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkFirstText, ResponseID: id})
+				r.captions = append(r.captions, chart.Caption{TS: ts, Lane: chart.LaneModel, Text: ""})
+			}
+			rs.Transcript.WriteString(text)
+			r.captions[r.captionIndex(id)].Text = clipText(rs.Transcript.String(), 40)
+		}
+	case "response.output_audio.done", "response.audio.done":
+		if rs := r.resp[id]; rs != nil {
+			rs.AudioDone = true
+			done = true
+		}
+	case "response.done":
+		if rs := r.resp[id]; rs != nil {
+			rs.Done = true
+			done = true
+			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkDone, ResponseID: id})
+		}
+	case "output_audio_buffer.cleared":
+		if rs := r.resp[id]; rs != nil {
+			rs.Truncated = true
+			clear = true
+			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkCleared, ResponseID: id})
+		}
+	}
+	g := r.graph
+	important := in.Type == "response.created" || in.Type == "response.done" || (play != nil && len(r.resp[id].Audio) == 1)
+	r.mu.Unlock()
+	if g != nil {
+		switch {
+		case play != nil:
+			g.play(id, play)
+		case clear:
+			g.clear(id)
+		case done:
+			g.done(id)
+		}
+	}
+	r.maybePublish(important)
+}
+
+// captionIndex finds the model caption of response id (created on first text).
+func (r *liveRun) captionIndex(id string) int {
+	n := 0
+	for i := range r.markers {
+		if r.markers[i].Kind == chart.MarkFirstText {
+			if r.markers[i].ResponseID == id {
+				return n
+			}
+			n++
+		}
+	}
+	return len(r.captions) - 1
+}
+
+// ensure returns id's state, creating it for events seen before created.
+func (r *liveRun) ensure(id string, tMs float64) *respState {
+	if id == "" {
+		return nil
+	}
+	rs := r.resp[id]
+	if rs == nil {
+		rs = &respState{ID: id}
+		r.resp[id] = rs
+		r.order = append(r.order, id)
+	}
+	return rs
+}
+
+func (r *liveRun) notePacing(ev trace.Event) {
+	var p struct {
+		Type  string  `json:"type"`
+		LagMs float64 `json:"lag_ms"`
+	}
+	if json.Unmarshal(ev.Event, &p) == nil && p.Type == "duplexscope.pacing" {
+		r.pacingLagMs = append(r.pacingLagMs, p.LagMs)
+	}
+}
+
+// onPlayback gets the playback worklet's messages (JS callback: no blocking).
+func (r *liveRun) onPlayback(m playbackMsg) {
+	r.mu.Lock()
+	s := r.sess
+	rs := r.resp[m.ID]
+	var ack = -1
+	var note map[string]any
+	switch m.Type {
+	case "level":
+		r.outLevel = m.RMS
+	case "start":
+		if rs != nil && rs.PlayStartMs == 0 {
+			rs.PlayStartMs = m.PerfMs
+			r.markers = append(r.markers, chart.Marker{TS: (m.PerfMs - r.streamStartMs) / 1000, Kind: chart.MarkPlaybackStart, ResponseID: m.ID})
+			ack = 0
+			note = map[string]any{"type": "duplexscope.playback", "event": "start", "response_id": m.ID, "played_at_ms": m.PerfMs, "clock": "playback"}
+		}
+	case "progress", "drained", "cleared":
+		if rs != nil {
+			rs.PlayedSamples = m.Played
+			ms := m.Played * 1000 / 24000
+			if m.Type != "progress" || ms-rs.LastAckMs >= 200 {
+				ack = ms
+			}
+			if m.Type == "cleared" {
+				note = map[string]any{"type": "duplexscope.playback", "event": "cleared", "response_id": m.ID, "played_ms": ms, "dropped_ms": m.Dropped * 1000 / 24000}
+			}
+		}
+	case "underrun":
+		r.playbackUnder++
+		if rs != nil {
+			rs.Underruns++
+		}
+		note = map[string]any{"type": "duplexscope.playback", "event": "underrun", "response_id": m.ID, "count": m.Count}
+	}
+	if ack >= 0 && rs != nil {
+		if ack < rs.LastAckMs || (rs.Acked && ack == rs.LastAckMs && m.Type == "progress") {
+			ack = -1
+		} else {
+			rs.LastAckMs, rs.Acked = ack, true
+		}
+	}
+	ctx := r.ctx
+	r.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if note != nil {
+		_ = s.Note(note)
+	}
+	if ack >= 0 {
+		id := m.ID
+		go func() { _ = s.Played(ctx, id, ack) }()
+	}
+	if m.Type == "start" {
+		r.maybePublish(true)
+	}
+}
+
+// watchVisibility records whether the tab was hidden during the run.
+func (r *liveRun) watchVisibility() {
+	doc := app.Window().Get("document")
+	r.visibilityFunc = app.FuncOf(func(app.Value, []app.Value) any {
+		if doc.Get("hidden").Bool() {
+			r.mu.Lock()
+			if r.phase == phaseStreaming || r.phase == phaseFinishing {
+				r.tabHidden = true
+			}
+			r.mu.Unlock()
+		}
+		return nil
+	})
+	doc.Call("addEventListener", "visibilitychange", r.visibilityFunc)
+}
+
+// maybePublish sends a snapshot to the page at most every 200 ms unless
+// forced (new response, first audio, phase change).
+func (r *liveRun) maybePublish(force bool) {
+	now := perfNow()
+	r.mu.Lock()
+	if !force && now-r.lastPublishMs < 200 {
+		r.mu.Unlock()
+		return
+	}
+	r.lastPublishMs = now
+	snap := r.snapshotLocked()
+	r.mu.Unlock()
+	if r.publish != nil {
+		r.publish(snap)
+	}
+}
+
+func decodeAudio(delta, alt json.RawMessage) []byte {
+	var s string
+	if json.Unmarshal(delta, &s) != nil || s == "" {
+		s = ""
+		_ = json.Unmarshal(alt, &s)
+	}
+	if s == "" {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil
+	}
+	return b[:len(b)&^1]
+}
+
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,46 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/chart"
+)
+
+// liveView is the live numbers tab: big numbers, levels, per-metric charts,
+// the waterfall and the validity warnings.
+type liveView struct {
+	app.Compo
+	Snap liveSnapshot
+}
+
+func (v *liveView) Render() app.UI {
+	s := v.Snap
+	c := func(m chart.Metric) *echart {
+		d := s.Charts[m]
+		return &echart{ID: "chart-" + string(m), Option: d.Option, Points: d.Points}
+	}
+	return app.Div().ID("live").Body(
+		&warningsList{Warnings: s.Warnings},
+		app.Section().Class("ds-panel").Body(
+			app.H2().Text("Session numbers"),
+			&bigNumbers{ID: "numbers", Items: s.Numbers},
+			app.If(len(s.Stream) > 0, func() app.UI {
+				return app.Div().Body(app.H2().Style("margin-top", "10px").Text("Input-stream window"), &bigNumbers{ID: "stream", Items: s.Stream})
+			}),
+			&levelMeters{In: s.InLevel, Out: s.OutLevel, Pacing: s.Pacing},
+		),
+		app.Div().Class("ds-grid").Body(
+			app.Div().Class("ds-panel").Body(c(chart.TTFP)),
+			app.Div().Class("ds-panel").Body(c(chart.Heard)),
+			app.Div().Class("ds-panel").Body(c(chart.TTFT)),
+			app.Div().Class("ds-panel").Body(c(chart.RTF)),
+			app.Div().Class("ds-panel").Body(c(chart.TPOT)),
+		),
+		app.Section().Class("ds-panel").Body(
+			&echart{ID: "chart-waterfall", Class: "ds-tall", Option: s.Waterfall.Option, Points: s.Waterfall.Points},
+			app.P().Class("ds-hint").Text(fmt.Sprintf("Server-clock and client-clock bars are separate: the two clocks are never added together. Heard latency (playback clock) is not part of vLLM's TTFP.")),
+		),
+	)
+}

@@ -1,0 +1,184 @@
+package app
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Source kinds of a session's input.
+const (
+	SourceMic     = "mic"
+	SourceDataset = "dataset"
+)
+
+// Settings are the connect panel's values; URL parameters prefill them so a
+// link reproduces a test.
+type Settings struct {
+	URL       string // websocket base URL (the client adds duplex=1, autostart=0)
+	Model     string
+	Source    string // "mic" or "dataset:NAME"
+	FrameMs   int
+	Profile   string // simulator profile / model preset name
+	Proxy     bool   // route through the server's /proxy?target=
+	Autostart bool
+	DurationS float64 // 0 = until Stop
+	Audible   bool    // play dataset clips locally
+	View      string  // initial tab
+
+	// DroppedPCM is a WAV the user dropped on the page, as 16 kHz PCM16
+	// (DroppedName its file name); it replaces the mic when set.
+	DroppedPCM  []byte
+	DroppedName string
+}
+
+// FrameSizes are the selectable input frame sizes in ms.
+var FrameSizes = []int{80, 200, 1000}
+
+// DefaultSettings returns the defaults for a page served from host (as in
+// location.host) over https when secure.
+func DefaultSettings(host string, secure bool) Settings {
+	scheme := "ws"
+	if secure {
+		scheme = "wss"
+	}
+	return Settings{
+		URL:     scheme + "://" + host + "/v1/realtime",
+		Model:   "sim",
+		Source:  SourceMic,
+		FrameMs: 200,
+		View:    "live",
+	}
+}
+
+// ParseSettings applies the page's URL query to def. Unknown parameters are
+// ignored; bad values are reported (and the default kept) so the page can
+// say what it did not understand.
+func ParseSettings(q url.Values, def Settings) (Settings, []error) {
+	s := def
+	var errs []error
+	if v := q.Get("url"); v != "" {
+		s.URL = v
+	}
+	if v := q.Get("model"); v != "" {
+		s.Model = v
+	}
+	if v := q.Get("source"); v != "" {
+		if v == SourceMic || (strings.HasPrefix(v, SourceDataset+":") && len(v) > len(SourceDataset)+1) {
+			s.Source = v
+		} else {
+			errs = append(errs, fmt.Errorf("source=%q: want mic or dataset:NAME", v))
+		}
+	}
+	if v := q.Get("frame_ms"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 10000 {
+			errs = append(errs, fmt.Errorf("frame_ms=%q: want a positive number of milliseconds", v))
+		} else {
+			s.FrameMs = n
+		}
+	}
+	if v := q.Get("profile"); v != "" {
+		s.Profile = v
+	}
+	if v := q.Get("proxy"); v != "" {
+		s.Proxy = v == "1" || v == "true"
+	}
+	if v := q.Get("autostart"); v != "" {
+		s.Autostart = v == "1" || v == "true"
+	}
+	if v := q.Get("duration_s"); v != "" {
+		d, err := strconv.ParseFloat(v, 64)
+		if err != nil || d < 0 || d != d {
+			errs = append(errs, fmt.Errorf("duration_s=%q: want a number of seconds", v))
+		} else {
+			s.DurationS = d
+		}
+	}
+	if v := q.Get("audible"); v != "" {
+		s.Audible = v == "1" || v == "true"
+	}
+	if v := q.Get("view"); v != "" {
+		s.View = v
+	}
+	return s, errs
+}
+
+// Query returns the URL parameters that reproduce s (for the "link to this
+// test" button).
+func (s Settings) Query() url.Values {
+	q := url.Values{}
+	q.Set("url", s.URL)
+	q.Set("model", s.Model)
+	q.Set("source", s.Source)
+	q.Set("frame_ms", strconv.Itoa(s.FrameMs))
+	if s.Profile != "" {
+		q.Set("profile", s.Profile)
+	}
+	if s.Proxy {
+		q.Set("proxy", "1")
+	}
+	if s.DurationS > 0 {
+		q.Set("duration_s", strconv.FormatFloat(s.DurationS, 'f', -1, 64))
+	}
+	if s.Audible {
+		q.Set("audible", "1")
+	}
+	return q
+}
+
+// DatasetName returns NAME of a "dataset:NAME" source ("" for the mic).
+func (s Settings) DatasetName() string {
+	if name, ok := strings.CutPrefix(s.Source, SourceDataset+":"); ok {
+		return name
+	}
+	return ""
+}
+
+// DialURL returns the websocket URL the session dials: the target with the
+// simulator profile added as sim_profile (ignored by real servers), through
+// the page server's /proxy when s.Proxy is set. pageHost/secure describe the
+// page's own origin.
+func (s Settings) DialURL(pageHost string, secure bool) (string, error) {
+	u, err := url.Parse(s.URL)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("server URL %q is not a ws:// or wss:// URL", s.URL)
+	}
+	switch u.Scheme {
+	case "ws", "wss", "http", "https":
+	default:
+		return "", fmt.Errorf("server URL %q: scheme %q, want ws or wss", s.URL, u.Scheme)
+	}
+	if s.Profile != "" {
+		q := u.Query()
+		if q.Get("sim_profile") == "" {
+			q.Set("sim_profile", s.Profile)
+		}
+		u.RawQuery = q.Encode()
+	}
+	if !s.Proxy {
+		return u.String(), nil
+	}
+	scheme := "ws"
+	if secure {
+		scheme = "wss"
+	}
+	p := url.URL{Scheme: scheme, Host: pageHost, Path: "/proxy", RawQuery: url.Values{"target": {u.String()}}.Encode()}
+	return p.String(), nil
+}
+
+// Preset is a model-profile preset of the connect panel.
+type Preset struct {
+	Name, Label, Model, Profile string
+	FrameMs                     int
+}
+
+// Presets are the connect panel's model-profile presets (simulator profiles
+// named after the models people test; a real server ignores sim_profile).
+var Presets = []Preset{
+	{Name: "minicpmo", Label: "MiniCPM-o 4.5-like (keeps talking on barge-in)", Model: "openbmb/MiniCPM-o-4_5", Profile: "minicpmo", FrameMs: 200},
+	{Name: "personaplex", Label: "PersonaPlex-like (80 ms ticks, truncates on barge-in)", Model: "personaplex", Profile: "personaplex", FrameMs: 80},
+	{Name: "test", Label: "Fast test profile", Model: "sim", Profile: "test", FrameMs: 200},
+	{Name: "omni-duplexeval", Label: "Omni-DuplexEval units (1000 ms)", Model: "sim", Profile: "minicpmo", FrameMs: 1000},
+}

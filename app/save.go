@@ -1,0 +1,303 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// shareInfo is the outcome of saving a run.
+type shareInfo struct {
+	ID, URL string // report id and share link (/r/{id})
+	Pending bool   // kept in browser storage, to be retried
+	Error   string
+	JSONURL string // downloads (server export when saved, blob: URLs otherwise)
+	VLLMURL string
+	CSVURL  string
+	WireLog string // attachment URL of the wire log
+}
+
+// saveInput is what a finished run hands to saveRun.
+type saveInput struct {
+	Settings  Settings
+	Trace     *trace.Session
+	Final     metrics.SessionResult
+	Resp      []respView
+	Warnings  []warning
+	InputPCM  []byte // 16 kHz
+	OutputPCM []byte // 24 kHz, responses concatenated in order
+	Pacing    pacingView
+	Complete  bool
+	Error     string
+	StartedAt time.Time
+	UserAgent string
+}
+
+// buildSaveInput collects the finished run (r.mu not held).
+func (r *liveRun) buildSaveInput(tr *trace.Session) saveInput {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in := saveInput{Settings: r.settings, Trace: tr, InputPCM: r.inputPCM, Complete: r.err == nil,
+		UserAgent: app.Window().Get("navigator").Get("userAgent").String(), StartedAt: time.Now()}
+	if r.final != nil {
+		in.Final = *r.final
+	}
+	if r.err != nil {
+		in.Error = errorWords(r.err)
+	}
+	for _, id := range r.order {
+		rs := r.resp[id]
+		in.Resp = append(in.Resp, respView{ID: id, CreatedMs: rs.CreatedMs, PlayStartMs: rs.PlayStartMs,
+			Underruns: rs.Underruns, Truncated: rs.Truncated, Transcript: rs.Transcript.String()})
+		for _, c := range rs.Audio {
+			in.OutputPCM = append(in.OutputPCM, c.PCM...)
+		}
+	}
+	snap := r.snapshotLocked()
+	in.Warnings = snap.Warnings
+	in.Pacing = snap.Pacing
+	return in
+}
+
+// attachmentBlob is an attachment's bytes and reference.
+type attachmentBlob struct {
+	Ref  report.Attachment
+	Body []byte
+}
+
+// buildReport turns a finished run into the archive's report and its
+// attachments (wire log, input and output audio).
+func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob, error) {
+	runJSON, err := json.Marshal(metrics.BuildReport([]metrics.SessionResult{in.Final}))
+	if err != nil {
+		return nil, nil, fmt.Errorf("metrics: %w", err)
+	}
+	src := report.Source{Kind: report.SourceMic}
+	if name := in.Settings.DatasetName(); name != "" {
+		src = report.Source{Kind: report.SourceDataset, Dataset: name}
+	} else if in.Settings.DroppedPCM != nil {
+		src = report.Source{Kind: report.SourceDataset, Dataset: "dropped:" + in.Settings.DroppedName}
+	}
+	run := report.Run{
+		TargetURL: in.Settings.URL, Model: in.Settings.Model, Profile: in.Settings.Profile,
+		FrameMs: in.Settings.FrameMs, Version: version, Client: report.ClientBrowser,
+		Machine: report.Machine{UserAgent: in.UserAgent, OS: "browser", Arch: "wasm"}, Source: src,
+		EndedAt: time.Now().UTC().Format(time.RFC3339),
+	}
+	rep, err := report.New(run, runJSON)
+	if err != nil {
+		return nil, nil, err
+	}
+	sid := ""
+	if in.Trace != nil && in.Trace.Session.SessionID != nil {
+		sid = *in.Trace.Session.SessionID
+	}
+	for _, rv := range in.Resp {
+		x := report.ResponseExtra{SessionID: sid, ResponseID: rv.ID, Underruns: rv.Underruns, Truncated: rv.Truncated, Transcript: rv.Transcript}
+		if h, ok := rv.heardMs(); ok {
+			x.HeardTTFPMs = &h
+			x.HeardOrigin = "playback clock"
+		}
+		rep.Responses = append(rep.Responses, x)
+	}
+	var blobs []attachmentBlob
+	add := func(name, kind, ctype string, body []byte) {
+		sum := sha256.Sum256(body)
+		ref := report.Attachment{Name: name, Kind: kind, ContentType: ctype, SizeBytes: int64(len(body)), SHA256: hex.EncodeToString(sum[:]), SessionID: sid}
+		rep.Attachments = append(rep.Attachments, ref)
+		blobs = append(blobs, attachmentBlob{Ref: ref, Body: body})
+	}
+	sx := report.SessionExtra{SessionID: sid, Complete: in.Complete, Error: in.Error}
+	if in.Trace != nil {
+		wl, err := json.Marshal(in.Trace)
+		if err != nil {
+			return nil, nil, fmt.Errorf("wire log: %w", err)
+		}
+		add("wire-log.json", report.AttachWireLog, "application/json", wl)
+		sx.WireLog = "wire-log.json"
+		sx.StreamStartMs = in.Trace.Session.StreamStartMs
+	}
+	if in.Pacing.Frames > 0 {
+		p99, mx := in.Pacing.P99Ms, in.Pacing.MaxMs
+		sx.PacingLagP99, sx.PacingLagMax = &p99, &mx
+	}
+	if sid != "" && strings.Contains(in.Settings.URL, "/v1/realtime") {
+		sx.TruthURL = "/sim/sessions/" + sid + "/truth"
+	}
+	rep.Sessions = append(rep.Sessions, sx)
+	if len(in.InputPCM) > 0 {
+		var b bytes.Buffer
+		if err := audio.WritePCM16WAV(&b, in.InputPCM, 16000); err == nil {
+			add("input.wav", report.AttachInputAudio, "audio/wav", b.Bytes())
+		}
+	}
+	if len(in.OutputPCM) > 0 {
+		var b bytes.Buffer
+		if err := audio.WritePCM16WAV(&b, in.OutputPCM, 24000); err == nil {
+			add("output.wav", report.AttachOutputAudio, "audio/wav", b.Bytes())
+		}
+	}
+	rep.Warnings = reportWarnings(in.Warnings, sid)
+	report.Finish(rep)
+	return rep, blobs, nil
+}
+
+// saveRun builds the report and uploads it with its attachments; on
+// failure it keeps the report in browser storage for a retry.
+func saveRun(ctx context.Context, in saveInput) (shareInfo, error) {
+	rep, blobs, err := buildReport(in, app.Getenv("GOAPP_VERSION"))
+	if err != nil {
+		return shareInfo{Error: err.Error()}, err
+	}
+	body, err := report.MarshalIndent(rep)
+	if err != nil {
+		return shareInfo{Error: err.Error()}, err
+	}
+	local := localDownloads(rep, body)
+	key := newIdempotencyKey()
+	info, err := uploadReport(ctx, key, body, blobs)
+	if err != nil {
+		keepPending(pendingUpload{Key: key, Report: body, WireLog: wireLogOf(blobs)})
+		local.Pending, local.Error = true, err.Error()
+		return local, err
+	}
+	return info, nil
+}
+
+func wireLogOf(blobs []attachmentBlob) []byte {
+	for _, b := range blobs {
+		if b.Ref.Kind == report.AttachWireLog {
+			return b.Body
+		}
+	}
+	return nil
+}
+
+// uploadReport POSTs the report (Idempotency-Key makes retries safe) and
+// PUTs each attachment.
+func uploadReport(ctx context.Context, key string, body []byte, blobs []attachmentBlob) (shareInfo, error) {
+	var created struct {
+		ID  string `json:"id"`
+		URL string `json:"url"`
+	}
+	if err := doRequest(ctx, http.MethodPost, "/api/reports", "application/json", key, body, &created); err != nil {
+		return shareInfo{}, fmt.Errorf("uploading the report: %w", err)
+	}
+	if created.ID == "" {
+		return shareInfo{}, fmt.Errorf("uploading the report: the server returned no id")
+	}
+	info := shareInfo{ID: created.ID, URL: created.URL}
+	if info.URL == "" {
+		info.URL = "/r/" + created.ID
+	}
+	base := "/api/reports/" + created.ID
+	info.JSONURL = base + "/export?format=json"
+	info.VLLMURL = base + "/export?format=vllm"
+	info.CSVURL = base + "/export?format=csv"
+	var errs []string
+	for _, b := range blobs {
+		if err := doRequest(ctx, http.MethodPut, base+"/attachments/"+b.Ref.Name, b.Ref.ContentType, "", b.Body, nil); err != nil {
+			errs = append(errs, b.Ref.Name+": "+err.Error())
+			continue
+		}
+		if b.Ref.Kind == report.AttachWireLog {
+			info.WireLog = base + "/attachments/" + b.Ref.Name
+		}
+	}
+	if len(errs) > 0 {
+		info.Error = "some attachments were not saved: " + strings.Join(errs, "; ")
+	}
+	return info, nil
+}
+
+// doRequest sends one API request from the page, with the upload capability.
+func doRequest(ctx context.Context, method, path, ctype, idemKey string, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, pageOrigin()+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", ctype)
+	if idemKey != "" {
+		req.Header.Set("Idempotency-Key", idemKey)
+	}
+	if c := uploadCapability(); c != "" {
+		req.Header.Set("Authorization", "Bearer "+c)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if res.StatusCode/100 != 2 {
+		msg := strings.TrimSpace(string(b))
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(b, &e) == nil && e.Error != "" {
+			msg = e.Error
+		}
+		return fmt.Errorf("%s %s: %s: %s", method, path, res.Status, msg)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
+		}
+	}
+	return nil
+}
+
+// pageOrigin is the page's scheme://host.
+func pageOrigin() string {
+	u := app.Window().URL()
+	return u.Scheme + "://" + u.Host
+}
+
+// uploadCapability reads the capability the server put in the page's head.
+func uploadCapability() string {
+	m := app.Window().Get("document").Call("querySelector", `meta[name="`+CapabilityMeta+`"]`)
+	if m.IsNull() || m.IsUndefined() {
+		return ""
+	}
+	return m.Get("content").String()
+}
+
+func newIdempotencyKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "ds-" + hex.EncodeToString(b[:])
+}
+
+// localDownloads offers the report as blob: URLs when the server has none.
+func localDownloads(rep *report.Report, body []byte) shareInfo {
+	info := shareInfo{JSONURL: blobURL(body, "application/json")}
+	if v, err := report.VLLM(rep); err == nil {
+		info.VLLMURL = blobURL(v, "application/json")
+	}
+	var csv bytes.Buffer
+	if report.CSV(&csv, rep) == nil {
+		info.CSVURL = blobURL(csv.Bytes(), "text/csv")
+	}
+	return info
+}
+
+func blobURL(b []byte, ctype string) string {
+	w := app.Window()
+	blob := w.Get("Blob").New([]any{bytesToJS(b)}, jsObject(map[string]any{"type": ctype}))
+	return w.Get("URL").Call("createObjectURL", blob).String()
+}

@@ -1,0 +1,36 @@
+package app
+
+import (
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+)
+
+// shareBox shows the share link and downloads after a run.
+type shareBox struct {
+	app.Compo
+	Share shareInfo
+	Phase string
+}
+
+func (b *shareBox) Render() app.UI {
+	sh := b.Share
+	if sh.URL == "" && !sh.Pending {
+		return app.Div().ID("share").Attr("hidden", true)
+	}
+	return app.Section().Class("ds-panel ds-share").ID("share").Attr("data-report-id", sh.ID).Body(
+		app.If(sh.URL != "", func() app.UI {
+			return app.P().Body(app.Text("Report saved — share this link: "), app.A().ID("share-link").Href(sh.URL).Target("_blank").Text(sh.URL))
+		}).Else(func() app.UI {
+			return app.P().Class("ds-error").Text("Not uploaded yet: the run is kept in this browser and retried on the next visit. " + sh.Error)
+		}),
+		app.P().Class("ds-hint").Body(
+			app.Text("Download: "),
+			app.A().ID("dl-json").Href(sh.JSONURL).Attr("download", "report.json").Text("report JSON"), app.Text(" · "),
+			app.A().ID("dl-vllm").Href(sh.VLLMURL).Attr("download", "duplex_metrics.json").Text("vLLM duplex_metrics.json"), app.Text(" · "),
+			app.A().ID("dl-csv").Href(sh.CSVURL).Attr("download", "responses.csv").Text("CSV"),
+			app.If(sh.WireLog != "", func() app.UI {
+				return app.Span().Body(app.Text(" · "), app.A().ID("dl-wire").Href(sh.WireLog).Text("wire log"))
+			}),
+		),
+		app.If(sh.URL != "" && sh.Error != "", func() app.UI { return app.P().Class("ds-hint").Text(sh.Error) }),
+	)
+}

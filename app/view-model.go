@@ -1,0 +1,244 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/duplexscope/duplexscope/chart"
+	"github.com/duplexscope/duplexscope/metrics"
+)
+
+// liveSnapshot is everything the views draw, built off the UI goroutine.
+type liveSnapshot struct {
+	Phase, Status, Error string
+	SessionID            string
+	Final                bool // numbers come from the finished wire log (== duplexscope replay)
+	Charts               map[chart.Metric]chartData
+	Waterfall, Timeline  chartData
+	Numbers, Stream      []bigNumber
+	Pacing               pacingView
+	InLevel, OutLevel    float64
+	Warnings             []warning
+	Log                  []logRow
+	Plain                plainView
+	Share                shareInfo
+	Responses            int
+	SentS                float64
+	InputRate            float64
+	OutputRate           float64
+}
+
+// chartData is one chart's option JSON and its point count.
+type chartData struct {
+	Option string
+	Points int
+}
+
+// bigNumber is one headline figure with the clock it came from.
+type bigNumber struct {
+	Key, Value, Origin string
+}
+
+// pacingView: input pacing lag (actual − scheduled send), client send clock.
+type pacingView struct {
+	LastMs, P99Ms, MaxMs float64
+	Frames, Dropped      int
+	FrameMs              int
+}
+
+// respView is the per-response input of buildView.
+type respView struct {
+	ID          string
+	CreatedMs   float64 // client receive clock
+	PlayStartMs float64 // playback clock (mapped), 0 = not played
+	Underruns   int
+	Truncated   bool
+	Transcript  string
+}
+
+// viewInput is what buildView needs; pure data, so it is tested natively.
+type viewInput struct {
+	Phase, Status, Error string
+	SessionID            string
+	Final                bool
+	Result               metrics.SessionResult
+	Resp                 map[string]respView
+	User, Model          []chart.Level
+	Markers              []chart.Marker
+	Captions             []chart.Caption
+	Pacing               pacingView
+	InLevel, OutLevel    float64
+	Warn                 warnInput
+	Log                  []logRow
+	Share                shareInfo
+	SentS                float64
+	InputRate            float64
+	OutputRate           float64
+	// SkipTimeline / SkipWaterfall leave out charts no view shows now
+	// (building them costs main-thread time during a run).
+	SkipTimeline, SkipWaterfall bool
+}
+
+func clockOrigin(c metrics.Clock) chart.Origin {
+	if c == metrics.ClockServer {
+		return chart.OriginServer
+	}
+	return chart.OriginClientReceive
+}
+
+// heardMs is a response's heard latency (created received → first sample
+// played, playback clock), or false when it was not played.
+func (r respView) heardMs() (float64, bool) {
+	if r.PlayStartMs == 0 || r.CreatedMs == 0 {
+		return 0, false
+	}
+	return metrics.Round(r.PlayStartMs-r.CreatedMs, 3), true
+}
+
+// buildView turns metrics and page state into the views' snapshot.
+func buildView(in viewInput) *liveSnapshot {
+	s := &liveSnapshot{
+		Phase: in.Phase, Status: in.Status, Error: in.Error, SessionID: in.SessionID, Final: in.Final,
+		Charts: map[chart.Metric]chartData{}, Pacing: in.Pacing, InLevel: in.InLevel, OutLevel: in.OutLevel,
+		Log: in.Log, Share: in.Share, SentS: in.SentS, InputRate: in.InputRate, OutputRate: in.OutputRate,
+	}
+	pts := map[chart.Metric][]chart.Point{}
+	var steps []chart.Step
+	var heard []float64
+	var ttfpClocks = map[metrics.Clock]bool{}
+	var ttftClocks = map[metrics.Clock]bool{}
+	for _, row := range in.Result.Rows {
+		raw := row.Raw
+		rv := in.Resp[row.ResponseID]
+		step := chart.Step{Index: row.RequestIndex, ResponseID: row.ResponseID}
+		if raw != nil {
+			s.Responses++
+			if raw.TTFTMs != nil {
+				pts[chart.TTFT] = append(pts[chart.TTFT], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.TTFTMs, Origin: clockOrigin(raw.TTFTClock)})
+				ttftClocks[raw.TTFTClock] = true
+			}
+			pts[chart.TTFP] = append(pts[chart.TTFP], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: raw.TTFPMs, Origin: clockOrigin(raw.TTFPClock)})
+			ttfpClocks[raw.TTFPClock] = true
+			if raw.RTF != nil {
+				pts[chart.RTF] = append(pts[chart.RTF], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.RTF, Origin: chart.OriginClientReceive})
+			}
+			if raw.HasTPOT && raw.TPOTMs != nil {
+				pts[chart.TPOT] = append(pts[chart.TPOT], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.TPOTMs, Origin: chart.OriginServer})
+			}
+			if raw.TTFTClock == metrics.ClockServer {
+				step.ServerTTFTMs = raw.TTFTMs
+			}
+			if raw.TTFPClock == metrics.ClockServer {
+				v := raw.TTFPMs
+				step.ServerTTFPMs = &v
+			}
+			step.ClientTTFTMs, step.ClientTTFPMs = raw.ClientTTFTMs, raw.ClientTTFPMs
+		}
+		if h, ok := rv.heardMs(); ok {
+			pts[chart.Heard] = append(pts[chart.Heard], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: h, Origin: chart.OriginPlayback})
+			heard = append(heard, h)
+			if step.ClientTTFPMs != nil {
+				d := math.Max(0, h-*step.ClientTTFPMs)
+				step.ReceivedToPlayedMs = &d
+			}
+		}
+		steps = append(steps, step)
+	}
+	for _, m := range []chart.Metric{chart.TTFT, chart.TTFP, chart.RTF, chart.TPOT, chart.Heard} {
+		b, err := chart.MetricOptions(m, pts[m])
+		if err == nil {
+			s.Charts[m] = chartData{Option: string(b), Points: len(pts[m])}
+		}
+	}
+	if !in.SkipWaterfall {
+		if b, err := chart.WaterfallOptions(steps); err == nil {
+			s.Waterfall = chartData{Option: string(b), Points: len(steps)}
+		}
+	}
+	if !in.SkipTimeline {
+		if b, err := chart.TimelineOptions(chart.Timeline{User: in.User, Model: in.Model, Markers: in.Markers, Captions: in.Captions}); err == nil {
+			s.Timeline = chartData{Option: string(b), Points: len(in.Markers)}
+		}
+	}
+	sum := in.Result.Summary
+	heardSum := metrics.Summarize(heard, 3)
+	s.Numbers = []bigNumber{
+		summaryNumber("TTFP p50", sum.TTFPMs, "p50", "ms", clocksLabel(ttfpClocks)),
+		summaryNumber("TTFP p99", sum.TTFPMs, "p99", "ms", clocksLabel(ttfpClocks)),
+		summaryNumber("heard p50", heardSum, "p50", "ms", chart.OriginPlayback.Label()),
+		summaryNumber("heard p99", heardSum, "p99", "ms", chart.OriginPlayback.Label()),
+		summaryNumber("TTFT p50", sum.TTFTMs, "p50", "ms", clocksLabel(ttftClocks)),
+		summaryNumber("TTFT p99", sum.TTFTMs, "p99", "ms", clocksLabel(ttftClocks)),
+		summaryNumber("RTF p50", sum.RTF, "p50", "×", chart.OriginClientReceive.Label()),
+		summaryNumber("RTF p99", sum.RTF, "p99", "×", chart.OriginClientReceive.Label()),
+		summaryNumber("TPOT p50", sum.TPOTMs, "p50", "ms", chart.OriginServer.Label()+" (engine)"),
+		{Key: "audio_turn_count", Value: strconv.Itoa(sum.AudioTurnCount), Origin: "responses with a metrics row"},
+	}
+	if w := sum.Stream; w != nil {
+		o := "from input stream start, " + chart.OriginClientReceive.Label()
+		s.Stream = []bigNumber{
+			{Key: "stream_ttft_ms", Value: optMs(w.TTFTMs), Origin: o},
+			{Key: "stream_ttfp_ms", Value: fmtMs(w.TTFPMs), Origin: o},
+			{Key: "stream_audio_generation_ms", Value: fmtMs(w.AudioGenerationMs), Origin: o},
+			{Key: "stream_audio_duration_ms", Value: fmtMs(w.AudioDurationMs), Origin: "emitted audio"},
+			{Key: "stream_rtf", Value: optRatio(w.RTF), Origin: "includes live input time; not comparable with per-response RTF"},
+		}
+	}
+	w := in.Warn
+	w.Rows = in.Result.Rows
+	w.Underruns = 0
+	for _, rv := range in.Resp {
+		w.Underruns += rv.Underruns
+	}
+	s.Warnings = computeWarnings(w)
+	s.Plain = buildPlain(sum, heardSum, s.Responses, s.Warnings, in.Phase)
+	return s
+}
+
+func clocksLabel(c map[metrics.Clock]bool) string {
+	switch {
+	case c[metrics.ClockServer] && c[metrics.ClockClientReceive]:
+		return "mixed: server clock and client receive clock"
+	case c[metrics.ClockServer]:
+		return chart.OriginServer.Label()
+	case c[metrics.ClockClientReceive]:
+		return chart.OriginClientReceive.Label() + " (server metrics missing)"
+	}
+	return "no data yet"
+}
+
+func summaryNumber(key string, s *metrics.Summary, which, unit, origin string) bigNumber {
+	if s == nil {
+		return bigNumber{Key: key, Value: "—", Origin: origin}
+	}
+	v := s.P50
+	if which == "p99" {
+		v = s.P99
+	}
+	if unit == "×" {
+		return bigNumber{Key: key, Value: strconv.FormatFloat(v, 'f', 3, 64), Origin: origin}
+	}
+	return bigNumber{Key: key, Value: fmtMs(v), Origin: origin}
+}
+
+func fmtMs(v float64) string {
+	if math.Abs(v) >= 10000 {
+		return fmt.Sprintf("%.2f s", v/1000)
+	}
+	return fmt.Sprintf("%.0f ms", v)
+}
+
+func optMs(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmtMs(*v)
+}
+
+func optRatio(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
+}

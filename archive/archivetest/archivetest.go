@@ -1,0 +1,287 @@
+// Package archivetest is the storage test suite every archive.Store backend
+// runs: `archivetest.Run(t, func(t *testing.T) archive.Store { … })`.
+package archivetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/report"
+)
+
+// Base is the creation time of the first fixture record.
+var Base = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
+// Fixture returns a valid report for model with n responses.
+func Fixture(model string, n int) *report.Report {
+	rows := "["
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			rows += ","
+		}
+		rows += fmt.Sprintf(`{"session_id":"s1","request_index":%d,"response_id":"r%d","source":"client_monotonic_receive","ttft_ms":%d.5,"ttfp_ms":%d.25,"audio_generation_ms":900.0,"audio_duration_ms":1000.0,"rtf":0.9,"client_ttft_ms":100.0,"client_ttfp_ms":200.0}`, i, i, 100+i, 200+i)
+	}
+	rows += "]"
+	r, err := report.New(report.Run{
+		TargetURL: "ws://127.0.0.1:8080/v1/realtime", Model: model, Profile: "minicpm-o", FrameMs: 200,
+		Version: "test", Client: report.ClientCLI, Source: report.Source{Kind: report.SourceDataset, Dataset: "builtin"},
+	}, []byte(`{"duplex_request_metrics":`+rows+`,"duplex_session_metrics":[{"session_id":"s1","audio_turn_count":`+fmt.Sprint(n)+`,"ttft_ms":null,"ttfp_ms":null,"rtf":null}]}`))
+	if err != nil {
+		panic(err)
+	}
+	report.Finish(r)
+	return r
+}
+
+// record makes a stored record for r at base+offset.
+func record(t *testing.T, r *report.Report, offset time.Duration) archive.Record {
+	t.Helper()
+	rec, err := archive.NewRecord(r, archive.NewID(), Base.Add(offset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// Run runs the suite; newStore returns a fresh, empty store per subtest and
+// arranges its cleanup.
+func Run(t *testing.T, newStore func(t *testing.T) archive.Store) {
+	ctx := context.Background()
+
+	t.Run("PutGet", func(t *testing.T) {
+		s := newStore(t)
+		rec := record(t, Fixture("m1", 3), 0)
+		meta, created, err := s.Put(ctx, rec, "")
+		if err != nil || !created {
+			t.Fatalf("Put = %v, created %v", err, created)
+		}
+		if meta.ID != rec.ID || !meta.CreatedAt.Equal(rec.CreatedAt) || meta.Model != "m1" || meta.Responses != 3 {
+			t.Errorf("Put meta = %+v", meta)
+		}
+		got, err := s.Get(ctx, rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Body, rec.Body) {
+			t.Errorf("Get body differs:\n%s\nwant\n%s", got.Body, rec.Body)
+		}
+		if got.Model != "m1" || got.Source != "dataset:builtin" || got.FrameMs != 200 || got.TTFPP50Ms == nil || *got.TTFPP50Ms != 201.25 {
+			t.Errorf("Get meta = %+v", got.Meta)
+		}
+		if _, err := s.Get(ctx, archive.NewID()); !errors.Is(err, archive.ErrNotFound) {
+			t.Errorf("Get(missing) = %v, want ErrNotFound", err)
+		}
+	})
+
+	t.Run("Idempotency", func(t *testing.T) {
+		s := newStore(t)
+		r := Fixture("m1", 2)
+		first := record(t, r, 0)
+		if _, created, err := s.Put(ctx, first, "key-1"); err != nil || !created {
+			t.Fatalf("first Put = %v %v", created, err)
+		}
+		retry := record(t, r, time.Second) // new id and time, same content
+		meta, created, err := s.Put(ctx, retry, "key-1")
+		if err != nil || created || meta.ID != first.ID {
+			t.Fatalf("retry Put = %+v created=%v err=%v, want first id %s", meta, created, err, first.ID)
+		}
+		other := record(t, Fixture("m2", 2), 2*time.Second)
+		if _, _, err := s.Put(ctx, other, "key-1"); !errors.Is(err, archive.ErrIdempotencyConflict) {
+			t.Errorf("conflicting Put = %v, want ErrIdempotencyConflict", err)
+		}
+		if _, created, err := s.Put(ctx, other, "key-2"); err != nil || !created {
+			t.Errorf("Put with a new key = %v %v", created, err)
+		}
+		page, err := s.List(ctx, archive.Filter{})
+		if err != nil || len(page.Items) != 2 {
+			t.Errorf("List after idempotent retries = %d items (%v), want 2", len(page.Items), err)
+		}
+	})
+
+	t.Run("ListFiltersAndPages", func(t *testing.T) {
+		s := newStore(t)
+		var ids []string // newest first
+		for i := 0; i < 7; i++ {
+			model := "alpha"
+			if i%2 == 1 {
+				model = "beta"
+			}
+			r := Fixture(model, 1)
+			if i == 3 {
+				r.Run.TargetURL = "wss://Special.example/v1/realtime"
+			}
+			// Records 5 and 6 share a creation time: ties order by id.
+			off := time.Duration(min(i, 5)) * time.Minute
+			rec := record(t, r, off)
+			if _, _, err := s.Put(ctx, rec, ""); err != nil {
+				t.Fatal(err)
+			}
+			ids = append([]string{rec.ID}, ids...)
+		}
+		if ids[0] < ids[1] { // the tie: larger id first
+			ids[0], ids[1] = ids[1], ids[0]
+		}
+		var got []string
+		cursor := ""
+		for pages := 0; ; pages++ {
+			if pages > 10 {
+				t.Fatal("pagination does not end")
+			}
+			p, err := s.List(ctx, archive.Filter{Limit: 3, Cursor: cursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Items) > 3 {
+				t.Fatalf("page of %d items, limit 3", len(p.Items))
+			}
+			for _, m := range p.Items {
+				got = append(got, m.ID)
+			}
+			if p.Next == "" {
+				break
+			}
+			cursor = p.Next
+		}
+		if fmt.Sprint(got) != fmt.Sprint(ids) {
+			t.Errorf("paged ids =\n%v\nwant (newest first)\n%v", got, ids)
+		}
+		cases := []struct {
+			name string
+			f    archive.Filter
+			want int
+		}{
+			{"model", archive.Filter{Model: "beta"}, 3},
+			{"since", archive.Filter{Since: Base.Add(4 * time.Minute)}, 3},
+			{"text case-insensitive", archive.Filter{Text: "special.EXAMPLE"}, 1},
+			{"text matches model", archive.Filter{Text: "alp"}, 4},
+			{"model and since", archive.Filter{Model: "alpha", Since: Base.Add(4 * time.Minute)}, 2},
+			{"nothing", archive.Filter{Model: "gamma"}, 0},
+		}
+		for _, tc := range cases {
+			p, err := s.List(ctx, tc.f)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if len(p.Items) != tc.want || p.Next != "" {
+				t.Errorf("%s: %d items (next %q), want %d", tc.name, len(p.Items), p.Next, tc.want)
+			}
+		}
+		if _, err := s.List(ctx, archive.Filter{Cursor: "not a cursor"}); err == nil {
+			t.Error("List with a bad cursor: no error")
+		}
+	})
+
+	t.Run("Shards", func(t *testing.T) {
+		s := newStore(t)
+		for i := 1; i <= 3; i++ {
+			r := Fixture("m", 2)
+			r.Run.RunID, r.Run.Shard = "run-7", &report.Shard{Index: i, Count: 4}
+			if _, _, err := s.Put(ctx, record(t, r, time.Duration(i)*time.Second), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, _, err := s.Put(ctx, record(t, Fixture("m", 1), 0), ""); err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.List(ctx, archive.Filter{RunID: "run-7"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Items) != 3 {
+			t.Fatalf("List(run) = %d items, want 3", len(p.Items))
+		}
+		for _, m := range p.Items {
+			if m.RunID != "run-7" || m.ShardCnt != 4 || m.ShardIdx < 1 || m.ShardIdx > 3 {
+				t.Errorf("shard meta = %+v", m)
+			}
+		}
+	})
+
+	t.Run("DeleteAndAttachments", func(t *testing.T) {
+		s := newStore(t)
+		rec := record(t, Fixture("m", 1), 0)
+		if _, _, err := s.Put(ctx, rec, "k"); err != nil {
+			t.Fatal(err)
+		}
+		blob := bytes.Repeat([]byte{0, 1, 2, 0xff}, 100_000)
+		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "wire.trace.json", ContentType: "application/json", Data: blob}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "in.wav", ContentType: "audio/wav", Data: []byte("RIFF")}); err != nil {
+			t.Fatal(err)
+		}
+		// Overwrite keeps the latest.
+		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "in.wav", ContentType: "audio/wav", Data: []byte("RIFF2")}); err != nil {
+			t.Fatal(err)
+		}
+		a, err := s.GetAttachment(ctx, rec.ID, "wire.trace.json")
+		if err != nil || !bytes.Equal(a.Data, blob) || a.ContentType != "application/json" {
+			t.Errorf("GetAttachment = %d bytes %q %v", len(a.Data), a.ContentType, err)
+		}
+		if a, _ := s.GetAttachment(ctx, rec.ID, "in.wav"); string(a.Data) != "RIFF2" {
+			t.Errorf("overwritten attachment = %q", a.Data)
+		}
+		if _, err := s.GetAttachment(ctx, rec.ID, "nope"); !errors.Is(err, archive.ErrNotFound) {
+			t.Errorf("missing attachment: %v", err)
+		}
+		if err := s.PutAttachment(ctx, archive.NewID(), archive.Attachment{Name: "x", Data: []byte("x")}); !errors.Is(err, archive.ErrNotFound) {
+			t.Errorf("attachment to a missing report: %v, want ErrNotFound", err)
+		}
+		if err := s.Delete(ctx, rec.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Get(ctx, rec.ID); !errors.Is(err, archive.ErrNotFound) {
+			t.Errorf("Get after Delete = %v", err)
+		}
+		if _, err := s.GetAttachment(ctx, rec.ID, "in.wav"); !errors.Is(err, archive.ErrNotFound) {
+			t.Errorf("attachment after Delete = %v", err)
+		}
+		if err := s.Delete(ctx, rec.ID); !errors.Is(err, archive.ErrNotFound) {
+			t.Errorf("second Delete = %v", err)
+		}
+		// The idempotency key died with the report: a retry stores anew.
+		if _, created, err := s.Put(ctx, record(t, Fixture("m", 1), time.Second), "k"); err != nil || !created {
+			t.Errorf("Put after Delete with the old key = %v %v", created, err)
+		}
+	})
+
+	t.Run("Concurrent", func(t *testing.T) {
+		s := newStore(t)
+		const n = 32
+		var wg sync.WaitGroup
+		ids := make([]string, n)
+		errs := make([]error, n)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rec, err := archive.NewRecord(Fixture(fmt.Sprintf("m%d", i%4), 2), archive.NewID(), Base.Add(time.Duration(i)*time.Millisecond))
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				ids[i] = rec.ID
+				_, _, errs[i] = s.Put(ctx, rec, fmt.Sprintf("key-%d", i))
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("Put %d: %v", i, err)
+			}
+			if _, err := s.Get(ctx, ids[i]); err != nil {
+				t.Errorf("Get %d: %v", i, err)
+			}
+		}
+		p, err := s.List(ctx, archive.Filter{Limit: 500})
+		if err != nil || len(p.Items) != n {
+			t.Errorf("List = %d (%v), want %d", len(p.Items), err, n)
+		}
+	})
+}

@@ -1,0 +1,339 @@
+// Package sqlstore is the archive.Store shared by the SQL backends
+// (archive/sqlite, archive/pg): one schema and one set of queries over
+// database/sql, with the few dialect differences passed in.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/duplexscope/duplexscope/archive"
+)
+
+// Dialect holds what differs between SQL engines.
+type Dialect struct {
+	Name string
+	// Placeholder returns the n-th (1-based) bind placeholder.
+	Placeholder func(n int) string
+	// Schema is run once at open (idempotent DDL statements).
+	Schema []string
+	// TxOptions for write transactions.
+	TxOptions *sql.TxOptions
+}
+
+// Store is an archive.Store over a *sql.DB.
+type Store struct {
+	DB            *sql.DB
+	D             Dialect
+	MaxAttachment int
+}
+
+// Open runs the schema and returns the store.
+func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	for _, stmt := range d.Schema {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return nil, fmt.Errorf("%s schema: %w", d.Name, err)
+		}
+	}
+	return &Store{DB: db, D: d, MaxAttachment: archive.DefaultMaxAttachment}, nil
+}
+
+// q rewrites "?" placeholders to the dialect's.
+func (s *Store) q(query string) string {
+	if s.D.Placeholder == nil {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString(s.D.Placeholder(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+const metaCols = `id, created_us, model, profile, target_url, source, frame_ms, client, complete, run_id, shard_idx, shard_cnt, responses, ttft_p50, ttfp_p50, ttfp_p99, search, body_sha`
+
+func nullFloat(p *float64) sql.NullFloat64 {
+	if p == nil {
+		return sql.NullFloat64{}
+	}
+	return sql.NullFloat64{Float64: *p, Valid: true}
+}
+
+func ptr(n sql.NullFloat64) *float64 {
+	if !n.Valid {
+		return nil
+	}
+	v := n.Float64
+	return &v
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanMeta(row scanner, extra ...any) (archive.Meta, error) {
+	var m archive.Meta
+	var us int64
+	var complete int64
+	var t50, p50, p99 sql.NullFloat64
+	dest := []any{&m.ID, &us, &m.Model, &m.Profile, &m.TargetURL, &m.Source, &m.FrameMs, &m.Client, &complete, &m.RunID, &m.ShardIdx, &m.ShardCnt, &m.Responses, &t50, &p50, &p99, &m.Text, &m.BodySHA256}
+	if err := row.Scan(append(dest, extra...)...); err != nil {
+		return m, err
+	}
+	m.CreatedAt = time.UnixMicro(us).UTC()
+	m.Complete = complete != 0
+	m.TTFTP50Ms, m.TTFPP50Ms, m.TTFPP99Ms = ptr(t50), ptr(p50), ptr(p99)
+	return m, nil
+}
+
+// Put implements archive.Store.
+func (s *Store) Put(ctx context.Context, rec archive.Record, key string) (archive.Meta, bool, error) {
+	if !archive.ValidID(rec.ID) {
+		return archive.Meta{}, false, fmt.Errorf("put: invalid id %q", rec.ID)
+	}
+	tx, err := s.DB.BeginTx(ctx, s.D.TxOptions)
+	if err != nil {
+		return archive.Meta{}, false, fmt.Errorf("put: begin: %w", err)
+	}
+	defer tx.Rollback()
+	if key != "" {
+		m, err := scanMeta(tx.QueryRowContext(ctx, s.q(`SELECT `+prefixed("r.")+` FROM idempotency i JOIN reports r ON r.id = i.report_id WHERE i.key = ?`), key))
+		switch {
+		case err == nil:
+			if m.BodySHA256 != rec.BodySHA256 {
+				return archive.Meta{}, false, archive.ErrIdempotencyConflict
+			}
+			return m, false, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return archive.Meta{}, false, fmt.Errorf("put: idempotency lookup: %w", err)
+		}
+	}
+	m := rec.Meta
+	complete := 0
+	if m.Complete {
+		complete = 1
+	}
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO reports (`+metaCols+`, body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+		m.ID, m.CreatedAt.UnixMicro(), m.Model, m.Profile, m.TargetURL, m.Source, m.FrameMs, m.Client, complete, m.RunID, m.ShardIdx, m.ShardCnt, m.Responses,
+		nullFloat(m.TTFTP50Ms), nullFloat(m.TTFPP50Ms), nullFloat(m.TTFPP99Ms), m.Text, m.BodySHA256, rec.Body)
+	if err != nil {
+		return archive.Meta{}, false, fmt.Errorf("put: insert report: %w", err)
+	}
+	if key != "" {
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO idempotency (key, report_id) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`), key, m.ID)
+		if err != nil {
+			return archive.Meta{}, false, fmt.Errorf("put: insert idempotency key: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			// A concurrent Put with the same key won; answer with its record.
+			_ = tx.Rollback()
+			return s.Put(ctx, rec, key)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return archive.Meta{}, false, fmt.Errorf("put: commit: %w", err)
+	}
+	return m, true, nil
+}
+
+func prefixed(p string) string {
+	cols := strings.Split(metaCols, ", ")
+	for i := range cols {
+		cols[i] = p + cols[i]
+	}
+	return strings.Join(cols, ", ")
+}
+
+// Get implements archive.Store.
+func (s *Store) Get(ctx context.Context, id string) (archive.Record, error) {
+	var body []byte
+	m, err := scanMeta(s.DB.QueryRowContext(ctx, s.q(`SELECT `+metaCols+`, body FROM reports WHERE id = ?`), id), &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return archive.Record{}, archive.ErrNotFound
+	}
+	if err != nil {
+		return archive.Record{}, fmt.Errorf("get %s: %w", id, err)
+	}
+	return archive.Record{Meta: m, Body: body}, nil
+}
+
+// likeEscape escapes LIKE wildcards (escape character '\').
+func likeEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(strings.ToLower(s)) + "%"
+}
+
+// List implements archive.Store.
+func (s *Store) List(ctx context.Context, f archive.Filter) (archive.Page, error) {
+	var where []string
+	var args []any
+	if f.Model != "" {
+		where, args = append(where, "model = ?"), append(args, f.Model)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "created_us >= ?"), append(args, f.Since.UnixMicro())
+	}
+	if f.RunID != "" {
+		where, args = append(where, "run_id = ?"), append(args, f.RunID)
+	}
+	if f.Text != "" {
+		where = append(where, `LOWER(model || ' ' || profile || ' ' || target_url || ' ' || source || ' ' || run_id || ' ' || search) LIKE ? ESCAPE '\'`)
+		args = append(args, likeEscape(f.Text))
+	}
+	if f.Cursor != "" {
+		c, err := archive.DecodeCursor(f.Cursor)
+		if err != nil {
+			return archive.Page{}, err
+		}
+		us := c.CreatedAt.UnixMicro()
+		where = append(where, "(created_us < ? OR (created_us = ? AND id < ?))")
+		args = append(args, us, us, c.ID)
+	}
+	limit := archive.ClampLimit(f.Limit)
+	query := `SELECT ` + metaCols + ` FROM reports`
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	query += " ORDER BY created_us DESC, id DESC LIMIT " + strconv.Itoa(limit+1)
+	rows, err := s.DB.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return archive.Page{}, fmt.Errorf("list: %w", err)
+	}
+	defer rows.Close()
+	var items []archive.Meta
+	for rows.Next() {
+		m, err := scanMeta(rows)
+		if err != nil {
+			return archive.Page{}, fmt.Errorf("list: %w", err)
+		}
+		items = append(items, m)
+	}
+	if err := rows.Err(); err != nil {
+		return archive.Page{}, fmt.Errorf("list: %w", err)
+	}
+	return archive.PageOf(items, limit), nil
+}
+
+// Delete implements archive.Store.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	tx, err := s.DB.BeginTx(ctx, s.D.TxOptions)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	for _, stmt := range []string{`DELETE FROM idempotency WHERE report_id = ?`, `DELETE FROM attachments WHERE report_id = ?`} {
+		if _, err := tx.ExecContext(ctx, s.q(stmt), id); err != nil {
+			return fmt.Errorf("delete %s: %w", id, err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, s.q(`DELETE FROM reports WHERE id = ?`), id)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return archive.ErrNotFound
+	}
+	return tx.Commit()
+}
+
+// PutAttachment implements archive.Store.
+func (s *Store) PutAttachment(ctx context.Context, id string, a archive.Attachment) error {
+	if s.MaxAttachment > 0 && len(a.Data) > s.MaxAttachment {
+		return archive.ErrTooLarge
+	}
+	tx, err := s.DB.BeginTx(ctx, s.D.TxOptions)
+	if err != nil {
+		return fmt.Errorf("put attachment: %w", err)
+	}
+	defer tx.Rollback()
+	var one int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM reports WHERE id = ?`), id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+		return archive.ErrNotFound
+	} else if err != nil {
+		return fmt.Errorf("put attachment: %w", err)
+	}
+	data := a.Data
+	if data == nil {
+		data = []byte{}
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO attachments (report_id, name, content_type, data) VALUES (?, ?, ?, ?)
+		ON CONFLICT (report_id, name) DO UPDATE SET content_type = excluded.content_type, data = excluded.data`), id, a.Name, a.ContentType, data); err != nil {
+		return fmt.Errorf("put attachment: %w", err)
+	}
+	return tx.Commit()
+}
+
+// GetAttachment implements archive.Store.
+func (s *Store) GetAttachment(ctx context.Context, id, name string) (archive.Attachment, error) {
+	a := archive.Attachment{Name: name}
+	err := s.DB.QueryRowContext(ctx, s.q(`SELECT content_type, data FROM attachments WHERE report_id = ? AND name = ?`), id, name).Scan(&a.ContentType, &a.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, archive.ErrNotFound
+	}
+	if err != nil {
+		return a, fmt.Errorf("get attachment: %w", err)
+	}
+	return a, nil
+}
+
+// Close implements archive.Store.
+func (s *Store) Close() error { return s.DB.Close() }
+
+// Tables is the schema shared by the dialects; %[1]s is the blob type,
+// %[2]s the 64-bit integer type, %[3]s the float type.
+const Tables = `CREATE TABLE IF NOT EXISTS reports (
+	id TEXT PRIMARY KEY,
+	created_us %[2]s NOT NULL,
+	model TEXT NOT NULL,
+	profile TEXT NOT NULL,
+	target_url TEXT NOT NULL,
+	source TEXT NOT NULL,
+	frame_ms %[2]s NOT NULL,
+	client TEXT NOT NULL,
+	complete %[2]s NOT NULL,
+	run_id TEXT NOT NULL,
+	shard_idx %[2]s NOT NULL,
+	shard_cnt %[2]s NOT NULL,
+	responses %[2]s NOT NULL,
+	ttft_p50 %[3]s,
+	ttfp_p50 %[3]s,
+	ttfp_p99 %[3]s,
+	search TEXT NOT NULL,
+	body_sha TEXT NOT NULL,
+	body %[1]s NOT NULL
+);
+CREATE INDEX IF NOT EXISTS reports_created ON reports (created_us DESC, id DESC);
+CREATE INDEX IF NOT EXISTS reports_model ON reports (model, created_us DESC);
+CREATE INDEX IF NOT EXISTS reports_run ON reports (run_id);
+CREATE TABLE IF NOT EXISTS idempotency (
+	key TEXT PRIMARY KEY,
+	report_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idempotency_report ON idempotency (report_id);
+CREATE TABLE IF NOT EXISTS attachments (
+	report_id TEXT NOT NULL,
+	name TEXT NOT NULL,
+	content_type TEXT NOT NULL,
+	data %[1]s NOT NULL,
+	PRIMARY KEY (report_id, name)
+)`
+
+// SchemaFor returns the shared schema as separate statements.
+func SchemaFor(blob, bigint, float string) []string {
+	var out []string
+	for _, s := range strings.Split(fmt.Sprintf(Tables, blob, bigint, float), ";\n") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

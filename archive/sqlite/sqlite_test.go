@@ -1,0 +1,53 @@
+//go:build !js
+
+package sqlite_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/archive/archivetest"
+	"github.com/duplexscope/duplexscope/archive/sqlite"
+)
+
+func TestSQLite(t *testing.T) {
+	archivetest.Run(t, func(t *testing.T) archive.Store {
+		s, err := sqlite.Open(context.Background(), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestReopen: what a closed store held is there after reopening the directory.
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := sqlite.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := archive.NewRecord(archivetest.Fixture("m", 2), archive.NewID(), archivetest.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Put(ctx, rec, "k"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = sqlite.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Get(ctx, rec.ID)
+	if err != nil || string(got.Body) != string(rec.Body) {
+		t.Fatalf("after reopen: %v", err)
+	}
+	if m, created, err := s.Put(ctx, rec, "k"); err != nil || created || m.ID != rec.ID {
+		t.Errorf("idempotency key lost on reopen: %v %v %v", m.ID, created, err)
+	}
+}

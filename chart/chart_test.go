@@ -1,0 +1,187 @@
+package chart
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/duplexscope/duplexscope/internal/golden"
+)
+
+func f(v float64) *float64 { return &v }
+
+// indent makes golden diffs readable.
+func indent(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
+}
+
+type option struct {
+	Series []struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+		Data []struct {
+			Name  string    `json:"name"`
+			Value []float64 `json:"value"`
+		} `json:"data"`
+	} `json:"series"`
+}
+
+func TestTTFPOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		points     []Point
+		wantSeries []string
+	}{
+		{"empty", nil, nil},
+		{"server_only", []Point{
+			{0, "resp_1", 312.5, OriginServer}, {1, "resp_2", 340.25, OriginServer}, {2, "resp_3", 401, OriginServer},
+		}, []string{"server clock"}},
+		{"mixed_origins_out_of_order", []Point{
+			{2, "resp_3", 420, OriginClientReceive}, {0, "resp_1", 312.5, OriginServer}, {1, "resp_2", 450.125, OriginClientReceive},
+		}, []string{"server clock", "client receive clock"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := MetricOptions(TTFP, tc.points)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var o option
+			if err := json.Unmarshal(b, &o); err != nil {
+				t.Fatal(err)
+			}
+			if len(o.Series) != len(tc.wantSeries) {
+				t.Fatalf("%d series, want %v", len(o.Series), tc.wantSeries)
+			}
+			n := 0
+			for i, s := range o.Series {
+				if s.Name != tc.wantSeries[i] {
+					t.Errorf("series %d = %q, want %q", i, s.Name, tc.wantSeries[i])
+				}
+				for _, d := range s.Data {
+					n++
+					for _, p := range tc.points {
+						if p.ResponseID == d.Name && p.Origin.Label() != s.Name {
+							t.Errorf("point %s (origin %s) drawn in series %q", p.ResponseID, p.Origin, s.Name)
+						}
+					}
+				}
+			}
+			if n != len(tc.points) {
+				t.Errorf("%d points drawn, want %d", n, len(tc.points))
+			}
+			golden.Check(t, "json", indent(t, b))
+		})
+	}
+}
+
+func TestMetricOptions(t *testing.T) {
+	t.Parallel()
+	pts := []Point{{0, "r1", 0.525, OriginClientReceive}, {1, "r2", 0.9, OriginClientReceive}}
+	for _, m := range []Metric{TTFT, RTF, TPOT, Heard} {
+		t.Run(string(m), func(t *testing.T) {
+			t.Parallel()
+			b, err := MetricOptions(m, pts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, "json", indent(t, b))
+		})
+	}
+	if _, err := MetricOptions("nope", pts); err == nil {
+		t.Error("unknown metric: want an error")
+	}
+}
+
+func TestWaterfallOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		steps []Step
+	}{
+		{"server_and_client", []Step{
+			{Index: 0, ResponseID: "resp_1", ServerTTFTMs: f(312.5), ServerTTFPMs: f(340.25), ClientTTFTMs: f(150), ClientTTFPMs: f(200), ReceivedToPlayedMs: f(210.5)},
+			{Index: 1, ResponseID: "resp_2", ClientTTFTMs: f(450), ClientTTFPMs: f(420)},
+		}},
+		{"ttfp_only_server", []Step{{Index: 0, ResponseID: "r", ServerTTFPMs: f(100), ClientTTFPMs: f(90)}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := WaterfallOptions(tc.steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, "json", indent(t, b))
+		})
+	}
+}
+
+func TestTimelineOptions(t *testing.T) {
+	t.Parallel()
+	tl := Timeline{
+		User:  []Level{{0, 0.1}, {0.2, 0.4}, {0.4, 0}},
+		Model: []Level{{0.5, 0}, {0.7, 0.6}},
+		Markers: []Marker{
+			{0.45, MarkCreated, "resp_1"}, {0.6, MarkFirstAudio, "resp_1"}, {0.55, MarkFirstText, "resp_1"},
+			{0.8, MarkPlaybackStart, "resp_1"}, {1.5, MarkDone, "resp_1"},
+		},
+		Captions: []Caption{{0.55, LaneModel, "Sure"}, {0.1, LaneUser, "hello"}},
+	}
+	b, err := TimelineOptions(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o option
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]int{}
+	for _, s := range o.Series {
+		names[s.Name] = len(s.Data)
+	}
+	for name, want := range map[string]int{"user input": 3, "model output": 2, MarkCreated: 1, MarkFirstText: 1, "user transcript": 1, "model transcript": 1} {
+		if names[name] != want {
+			t.Errorf("series %q has %d points, want %d", name, names[name], want)
+		}
+	}
+	golden.Check(t, "json", indent(t, b))
+}
+
+// Regression: go-echarts' chart-type series options reset xAxisIndex and
+// yAxisIndex, which put the model lane into the user grid.
+func TestTimelineLanes(t *testing.T) {
+	t.Parallel()
+	b, err := TimelineOptions(Timeline{
+		User: []Level{{0, 0.1}}, Model: []Level{{0.5, 0.2}},
+		Markers:  []Marker{{0.4, MarkCreated, "r"}},
+		Captions: []Caption{{0.1, LaneUser, "hi"}, {0.6, LaneModel, "yo"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Series []struct {
+			Name       string `json:"name"`
+			XAxisIndex int    `json:"xAxisIndex"`
+			YAxisIndex int    `json:"yAxisIndex"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"user input": 0, "model output": 1, MarkCreated: 1, "user transcript": 0, "model transcript": 1}
+	for _, s := range o.Series {
+		if s.XAxisIndex != want[s.Name] || s.YAxisIndex != want[s.Name] {
+			t.Errorf("series %q on axes %d/%d, want lane %d", s.Name, s.XAxisIndex, s.YAxisIndex, want[s.Name])
+		}
+	}
+}

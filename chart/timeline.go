@@ -1,0 +1,154 @@
+package chart
+
+import (
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// Lane is a timeline lane.
+type Lane int
+
+// Lanes of the two-lane timeline.
+const (
+	LaneUser Lane = iota
+	LaneModel
+)
+
+// Level is one envelope point: TS seconds since stream start on the client
+// clock, Level the RMS of that slice (0..1).
+type Level struct{ TS, Level float64 }
+
+// Marker kinds on the model lane.
+const (
+	MarkCreated       = "response.created"
+	MarkFirstText     = "first text"
+	MarkFirstAudio    = "first audio"
+	MarkPlaybackStart = "playback start"
+	MarkCleared       = "buffer cleared"
+	MarkDone          = "response.done"
+)
+
+var markerKinds = []string{MarkCreated, MarkFirstText, MarkFirstAudio, MarkPlaybackStart, MarkCleared, MarkDone}
+
+var markerStyle = map[string]struct {
+	symbol, color string
+	y             float64
+}{
+	MarkCreated:       {"diamond", "#e6eef5", 1.0},
+	MarkFirstText:     {"triangle", "#ce93d8", 0.9},
+	MarkFirstAudio:    {"circle", "#ffb74d", 0.8},
+	MarkPlaybackStart: {"rect", "#81c784", 0.7},
+	MarkCleared:       {"pin", "#e53935", 0.95},
+	MarkDone:          {"emptyCircle", "#8fa6b8", 0.6},
+}
+
+// Marker is an event on the timeline (client receive clock, or playback
+// clock for playback start).
+type Marker struct {
+	TS         float64
+	Kind       string // one of the Mark* constants
+	ResponseID string
+}
+
+// Caption is a transcript snippet placed at TS on a lane.
+type Caption struct {
+	TS   float64
+	Lane Lane
+	Text string
+}
+
+// Timeline is the input of TimelineOptions.
+type Timeline struct {
+	User, Model []Level
+	Markers     []Marker
+	Captions    []Caption
+}
+
+// TimelineOptions returns the two-lane timeline: user input (top) and model
+// output (bottom) envelopes on one zoomable time axis (seconds since stream
+// start), with markers and transcript captions. Clicks are handled by the
+// page (the series names say which lane).
+func TimelineOptions(tl Timeline) ([]byte, error) {
+	c := charts.NewLine()
+	c.SetGlobalOptions(
+		charts.WithTitleOpts(opts.Title{Title: "Timeline — user (top) and model (bottom)", TitleStyle: &opts.TextStyle{FontSize: 13, Color: "#e6eef5"}}),
+		charts.WithAnimation(false),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "22", TextStyle: &opts.TextStyle{Color: "#8fa6b8", FontSize: 10}}),
+		charts.WithGridOpts(
+			opts.Grid{Top: "60", Height: "28%", Left: "56", Right: "16"},
+			opts.Grid{Top: "58%", Height: "28%", Left: "56", Right: "16"},
+		),
+		charts.WithDataZoomOpts(
+			opts.DataZoom{Type: "inside", XAxisIndex: []int{0, 1}},
+			opts.DataZoom{Type: "slider", XAxisIndex: []int{0, 1}},
+		),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, AxisLabel: &opts.AxisLabel{Show: opts.Bool(false)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "user", Min: 0, Max: 1, AxisLabel: &opts.AxisLabel{Show: opts.Bool(false)}}),
+	)
+	c.ExtendXAxis(opts.XAxis{Type: "value", Name: "s", GridIndex: 1, Min: 0})
+	c.ExtendYAxis(opts.YAxis{Type: "value", Name: "model", GridIndex: 1, Min: 0, Max: 1.1, AxisLabel: &opts.AxisLabel{Show: opts.Bool(false)}})
+
+	lane := func(l Lane) charts.SeriesOpts {
+		return charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.XAxisIndex, s.YAxisIndex = int(l), int(l) })
+	}
+	env := func(levels []Level) []opts.LineData {
+		d := make([]opts.LineData, len(levels))
+		for i, l := range levels {
+			d[i] = opts.LineData{Value: []float64{l.TS, l.Level}}
+		}
+		return d
+	}
+	// lane() goes last: the chart-type options reset the axis indices.
+	c.AddSeries("user input", env(tl.User),
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+		charts.WithAreaStyleOpts(opts.AreaStyle{Color: "#4fc3f7", Opacity: opts.Float(0.5)}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#4fc3f7"}),
+		lane(LaneUser),
+	)
+	c.AddSeries("model output", env(tl.Model),
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+		charts.WithAreaStyleOpts(opts.AreaStyle{Color: "#ffb74d", Opacity: opts.Float(0.5)}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#ffb74d"}),
+		lane(LaneModel),
+	)
+
+	s := charts.NewScatter()
+	byKind := map[string][]opts.ScatterData{}
+	for _, m := range tl.Markers {
+		byKind[m.Kind] = append(byKind[m.Kind], opts.ScatterData{Name: m.ResponseID, Value: []float64{m.TS, markerStyle[m.Kind].y}})
+	}
+	for _, k := range markerKinds {
+		if len(byKind[k]) == 0 {
+			continue
+		}
+		st := markerStyle[k]
+		s.AddSeries(k, byKind[k],
+			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: st.symbol, SymbolSize: 10}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: st.color}),
+			lane(LaneModel),
+		)
+	}
+	for _, l := range []Lane{LaneUser, LaneModel} {
+		var d []opts.ScatterData
+		for _, cp := range tl.Captions {
+			if cp.Lane == l {
+				d = append(d, opts.ScatterData{Name: cp.Text, Value: []float64{cp.TS, 0.15}})
+			}
+		}
+		if len(d) == 0 {
+			continue
+		}
+		name := "user transcript"
+		if l == LaneModel {
+			name = "model transcript"
+		}
+		s.AddSeries(name, d,
+			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: "none", SymbolSize: 1}),
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Color: "#e6eef5", Position: "right", FontSize: 10}),
+			lane(l),
+		)
+	}
+	c.Overlap(s)
+	return marshal(c)
+}

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/sim"
+)
+
+func startSim(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	s, err := sim.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/v1/realtime", s)
+	mux.Handle("/sim/", s)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		ts.Close()
+		s.Close()
+	})
+	return ts, "ws" + strings.TrimPrefix(ts.URL, "http") + "/v1/realtime"
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+func TestRunUsage(t *testing.T) {
+	t.Parallel()
+	full := []string{"--url", "ws://127.0.0.1:1", "--model", "m", "--dataset", "builtin", "--out", t.TempDir()}
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"no flags", nil},
+		{"missing out", []string{"--url", "ws://127.0.0.1:1", "--model", "m", "--dataset", "builtin"}},
+		{"resume and overwrite", append(append([]string{}, full...), "--resume", "--overwrite")},
+		{"zero concurrency", append(append([]string{}, full...), "--concurrency", "0")},
+		{"bad frame", append(append([]string{}, full...), "--frame-ms", "0")},
+		{"bad shard", append(append([]string{}, full...), "--run-id", "r", "--shard", "3/2")},
+		{"shard without run id", append(append([]string{}, full...), "--shard", "1/2")},
+		{"bad run id", append(append([]string{}, full...), "--run-id", "a b")},
+		{"stray argument", append(append([]string{}, full...), "extra")},
+		{"unknown dataset dir", []string{"--url", "ws://127.0.0.1:1", "--model", "m", "--dataset", filepath.Join(t.TempDir(), "nope"), "--out", t.TempDir()}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errb bytes.Buffer
+			if code := exitCode(runCmd(context.Background(), tc.args, &out, &errb)); code != 2 {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, errb.String())
+			}
+		})
+	}
+}
+
+func TestRunRefusesNonEmptyOut(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runCmd(context.Background(), []string{"--url", "ws://127.0.0.1:1", "--model", "m", "--dataset", "builtin", "--out", dir, "--progress=false"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("err = %v (exit %d), want exit 2 naming --resume/--overwrite", err, exitCode(err))
+	}
+}
+
+// dmFile is the part of duplex_metrics.json the resume test reads.
+type dmFile struct {
+	Requests []json.RawMessage `json:"duplex_request_metrics"`
+	Sessions []json.RawMessage `json:"duplex_session_metrics"`
+}
+
+func readDM(t *testing.T, dir string) dmFile {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "duplex_metrics.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d dmFile
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// compact is raw without insignificant whitespace (duplex_metrics.json is
+// indented, replay prints compact JSON).
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func sampleOf(raw json.RawMessage) string {
+	var v struct {
+		SampleID string `json:"sample_id"`
+		Split    string `json:"split"`
+	}
+	_ = json.Unmarshal(raw, &v)
+	return v.Split + "/" + v.SampleID
+}
+
+// TestRunResume: a run of 2 samples, an interrupted --resume run of 4, then
+// a --resume run that finishes: every sample ends with exactly one session
+// entry, the first run's rows survive byte for byte, and replay of the wire
+// logs gives the rows of duplex_metrics.json.
+func TestRunResume(t *testing.T) {
+	_, ws := startSim(t)
+	out := filepath.Join(t.TempDir(), "out")
+	base := []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--concurrency", "2", "--settle", "500ms", "--progress=false"}
+	args := func(extra ...string) []string { return append(append([]string{}, base...), extra...) }
+
+	var so, se bytes.Buffer
+	if err := runCmd(context.Background(), args("--limit", "2"), &so, &se); err != nil {
+		t.Fatalf("run 1: %v\n%s", err, se.String())
+	}
+	for _, f := range []string{"report.json", "duplex_metrics.json", "result.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rb0, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Decode(rb0, report.DefaultLimits); err != nil {
+		t.Errorf("report.json does not validate: %v", err)
+	}
+	first := readDM(t, out)
+	if len(first.Sessions) != 2 || len(first.Requests) == 0 {
+		t.Fatalf("run 1: %d session entries, %d rows; want 2 and > 0", len(first.Sessions), len(first.Requests))
+	}
+
+	// Run 2 is interrupted once one new wire log is written.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer cancel()
+		for ctx.Err() == nil {
+			m, _ := filepath.Glob(filepath.Join(out, "traces", "*.trace.json"))
+			if len(m) >= 3 {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	err = runCmd(ctx, args("--limit", "4", "--resume"), &so, &se)
+	cancel()
+	if code := exitCode(err); code != 1 && code != 0 {
+		t.Fatalf("interrupted run: exit %d: %v", code, err)
+	}
+
+	if err := runCmd(context.Background(), args("--limit", "4", "--resume"), &so, &se); err != nil {
+		t.Fatalf("run 3: %v\n%s", err, se.String())
+	}
+	final := readDM(t, out)
+	seen := map[string]int{}
+	for _, s := range final.Sessions {
+		seen[sampleOf(s)]++
+	}
+	if len(seen) != 4 {
+		t.Errorf("final session keys %v, want 4 distinct samples", seen)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("sample %s has %d session entries, want 1", k, n)
+		}
+	}
+	finalRows := map[string]bool{}
+	for _, r := range final.Requests {
+		finalRows[compact(r)] = true
+	}
+	for _, r := range first.Requests {
+		if !finalRows[compact(r)] {
+			t.Errorf("a run-1 row was lost or changed by resume: %s", r)
+		}
+	}
+
+	// replay --run over the wire logs gives the same rows.
+	var rb bytes.Buffer
+	if err := replayCmd(context.Background(), []string{"--run", filepath.Join(out, "traces")}, &rb, &se); err != nil {
+		t.Fatal(err)
+	}
+	var rep dmFile
+	if err := json.Unmarshal(rb.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Requests) != len(final.Requests) {
+		t.Errorf("replay gives %d rows, duplex_metrics.json %d", len(rep.Requests), len(final.Requests))
+	}
+	for _, r := range rep.Requests {
+		if !finalRows[compact(r)] {
+			t.Errorf("replayed row not in duplex_metrics.json: %s", r)
+		}
+	}
+}
+
+// TestRunUpload: --upload POSTs report.json to SERVER/api/reports with an
+// Idempotency-Key and prints the share URL; --run-id/--shard reach the report.
+func TestRunUpload(t *testing.T) {
+	_, ws := startSim(t)
+	var got []byte
+	var key string
+	arch := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/reports" {
+			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		key = r.Header.Get("Idempotency-Key")
+		got, _ = io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"id":"abc","url":"/r/abc"}`))
+	}))
+	defer arch.Close()
+	out := filepath.Join(t.TempDir(), "out")
+	var so, se bytes.Buffer
+	err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out,
+		"--settle", "500ms", "--progress=false", "--upload", arch.URL, "--run-id", "r1", "--shard", "2/2"}, &so, &se)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	if !strings.Contains(so.String(), arch.URL+"/r/abc") {
+		t.Errorf("stdout %q lacks the share URL", so.String())
+	}
+	file, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if !bytes.Equal(got, file) || key == "" {
+		t.Errorf("uploaded body differs from report.json (or no Idempotency-Key %q)", key)
+	}
+	r, err := report.Decode(got, report.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Run.RunID != "r1" || r.Run.Shard == nil || *r.Run.Shard != (report.Shard{Index: 2, Count: 2}) {
+		t.Errorf("run id/shard %q %+v", r.Run.RunID, r.Run.Shard)
+	}
+	// Shard 2 of 2 of the builtin set's first 2 samples is the second one.
+	if len(r.Sessions) != 1 || r.Sessions[0].SampleID != "weather" {
+		t.Errorf("shard sessions %+v, want only the second sample", r.Sessions)
+	}
+}
+
+// TestRunLoadCurveAndProbe: --load-curve writes one level per N with the
+// joiner's TTFP; --probe writes one result per probe per session.
+func TestRunLoadCurveAndProbe(t *testing.T) {
+	_, ws := startSim(t)
+	dir := t.TempDir()
+	var so, se bytes.Buffer
+	out := filepath.Join(dir, "lc")
+	if err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--settle", "500ms",
+		"--progress=false", "--load-curve", "1,2"}, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	var lc struct {
+		Levels []struct {
+			Sessions   int      `json:"sessions"`
+			Failed     int      `json:"failed"`
+			Responses  int      `json:"responses"`
+			TTFPP50Ms  *float64 `json:"ttfp_p50_ms"`
+			JoinTTFPMs *float64 `json:"join_ttfp_ms"`
+			TTFPOrigin string   `json:"ttfp_origin"`
+		} `json:"levels"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "loadcurve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &lc); err != nil {
+		t.Fatal(err)
+	}
+	if len(lc.Levels) != 2 || lc.Levels[0].Sessions != 1 || lc.Levels[1].Sessions != 2 {
+		t.Fatalf("levels %+v", lc.Levels)
+	}
+	for _, l := range lc.Levels {
+		if l.Failed != 0 || l.Responses < l.Sessions || l.TTFPP50Ms == nil || l.JoinTTFPMs == nil || l.TTFPOrigin != "server clock" {
+			t.Errorf("level %+v", l)
+		}
+	}
+
+	probeFile := filepath.Join(dir, "probes.json")
+	if err := os.WriteFile(probeFile, []byte(`[{"kind":"interruption","clip":"builtin:math","offset_s":3.4},{"kind":"noise","clip":"noise","offset_s":1,"duration_s":0.3}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "probe")
+	if err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out, "--settle", "500ms",
+		"--progress=false", "--probe", probeFile}, &so, &se); err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	var pr struct {
+		Probes []struct {
+			Kind     string  `json:"kind"`
+			SampleID string  `json:"sample_id"`
+			OnsetMs  float64 `json:"onset_ms"`
+		} `json:"probes"`
+	}
+	if b, err = os.ReadFile(filepath.Join(out, "probes.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &pr); err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Probes) != 4 {
+		t.Errorf("%d probe results, want 2 probes × 2 sessions", len(pr.Probes))
+	}
+	bad := filepath.Join(dir, "bad.json")
+	_ = os.WriteFile(bad, []byte(`[{"kind":"shout","clip":"noise","offset_s":1}]`), 0o644)
+	err = runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", filepath.Join(dir, "x"), "--probe", bad}, &so, &se)
+	if exitCode(err) != 2 {
+		t.Errorf("bad probe kind: exit %d (%v), want 2", exitCode(err), err)
+	}
+}

@@ -1,0 +1,384 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// clientTruthBoundMs is the loose bound on |client interval − true interval|
+// for response.created → first audio. Both events leave the simulator
+// back to back over loopback; the browser stamps them with performance.now()
+// in onmessage, so the error is delivery jitter on a shared 2-core machine
+// (event-loop stalls from wasm GC, chart redraws, audio). The tight figures
+// belong in `make bench`; this bound only catches a wrong clock or a
+// stamping bug (e.g. stamping when Go's Read returns after a backlog).
+const clientTruthBoundMs = 150
+
+// minResponses each browser session must produce.
+const minResponses = 3
+
+type browserRun struct {
+	ReportID, SessionID string
+	FirstPointMs        float64 // navigation → TTFP chart's first point (wall clock)
+	Ctx                 context.Context
+}
+
+// runPage opens the page with query, waits for the share link and returns
+// the archived report's id. It also measures navigation → first chart point.
+func runPage(t *testing.T, s *stack, ctx context.Context, query url.Values, timeout time.Duration) browserRun {
+	t.Helper()
+	u := s.URL + "/?" + query.Encode()
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+		t.Fatalf("navigate %s: %v", u, err)
+	}
+	var run browserRun
+	run.Ctx = ctx
+	err := pollUntil(ctx, timeout, func() (bool, error) {
+		if run.FirstPointMs == 0 {
+			if v, err := attr(ctx, "#chart-ttfp", "data-points"); err == nil && v != "" && v != "0" {
+				run.FirstPointMs = float64(time.Since(start).Microseconds()) / 1000
+			}
+		}
+		phase, err := attr(ctx, "#status", "data-phase")
+		if err != nil {
+			return false, err
+		}
+		if phase == "failed" {
+			status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
+			return false, fmt.Errorf("the page reports a failed session: %s", status)
+		}
+		id, err := attr(ctx, "#share", "data-report-id")
+		return id != "", err
+	})
+	if err != nil {
+		status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
+		screenshot(t, ctx, "failure-"+strings.ReplaceAll(t.Name(), "/", "_"))
+		t.Fatalf("waiting for the archived report: %v (status: %q)", err, status)
+	}
+	run.ReportID, _ = attr(ctx, "#share", "data-report-id")
+	t.Logf("navigation → first TTFP chart point: %.0f ms", run.FirstPointMs)
+	return run
+}
+
+// archived is the part of the report the test checks.
+type archived struct {
+	Metrics struct {
+		Requests []json.RawMessage `json:"duplex_request_metrics"`
+	} `json:"metrics"`
+	Sessions []struct {
+		SessionID string `json:"session_id"`
+		WireLog   string `json:"wire_log"`
+	} `json:"sessions"`
+}
+
+type row struct {
+	ResponseID string   `json:"response_id"`
+	Source     string   `json:"source"`
+	TTFTMs     *float64 `json:"ttft_ms"`
+	TTFPMs     *float64 `json:"ttfp_ms"`
+}
+
+type truth struct {
+	Responses []struct {
+		ResponseID   string   `json:"response_id"`
+		CreatedMs    *float64 `json:"created_ms"`
+		FirstAudioMs *float64 `json:"first_audio_ms"`
+		TTFTMs       *float64 `json:"ttft_ms"`
+		TTFPMs       *float64 `json:"ttfp_ms"`
+	} `json:"responses"`
+}
+
+// checkReport asserts the archived report against truth and replay.
+func checkReport(t *testing.T, s *stack, run browserRun) {
+	t.Helper()
+	var rep archived
+	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
+	if len(rep.Sessions) != 1 || rep.Sessions[0].WireLog == "" {
+		t.Fatalf("report has %d sessions / no wire log attachment", len(rep.Sessions))
+	}
+	rows := make([]row, len(rep.Metrics.Requests))
+	for i, r := range rep.Metrics.Requests {
+		if err := json.Unmarshal(r, &rows[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(rows) < minResponses {
+		t.Fatalf("archived report has %d responses, want ≥ %d", len(rows), minResponses)
+	}
+	sid := rep.Sessions[0].SessionID
+	wl := s.getJSON(t, "/api/reports/"+run.ReportID+"/attachments/"+rep.Sessions[0].WireLog, nil)
+	tr, err := trace.DecodeSession(wl)
+	if err != nil {
+		t.Fatalf("wire log: %v", err)
+	}
+
+	// 1. The archived numbers equal `duplexscope replay` of the wire log
+	// (the same code path: metrics.ScoreSession, then the run layout).
+	replayed, err := json.Marshal(metrics.BuildReport([]metrics.SessionResult{metrics.ScoreSession(tr)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want struct {
+		Requests []json.RawMessage `json:"duplex_request_metrics"`
+	}
+	if err := json.Unmarshal(replayed, &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(canon(t, want.Requests), canon(t, rep.Metrics.Requests)); diff != "" {
+		t.Errorf("archived rows differ from replay of the wire log (-replay +archived):\n%s", diff)
+	}
+
+	// 2. Client-measured created → first audio vs the simulator's truth.
+	var tru truth
+	s.getJSON(t, "/sim/sessions/"+url.PathEscape(sid)+"/truth", &tru)
+	client := clientIntervals(t, tr)
+	var errs []float64
+	byID := map[string]int{}
+	for i, r := range tru.Responses {
+		byID[r.ResponseID] = i
+	}
+	for _, r := range rows {
+		i, ok := byID[r.ResponseID]
+		if !ok {
+			t.Errorf("response %s: not in the simulator's truth", r.ResponseID)
+			continue
+		}
+		tr := tru.Responses[i]
+		// 3. Server-reported TTFT/TTFP are the simulator's own numbers: exact.
+		if r.Source == "server_request_start_and_client_receive" {
+			if !eqPtr(r.TTFPMs, tr.TTFPMs) || (r.TTFTMs != nil && !eqPtr(r.TTFTMs, tr.TTFTMs)) {
+				t.Errorf("response %s: server ttft/ttfp %v/%v, truth %v/%v", r.ResponseID, deref(r.TTFTMs), deref(r.TTFPMs), deref(tr.TTFTMs), deref(tr.TTFPMs))
+			}
+		} else {
+			t.Errorf("response %s: source %q, want server metrics from the simulator", r.ResponseID, r.Source)
+		}
+		c, ok := client[r.ResponseID]
+		if !ok || tr.CreatedMs == nil || tr.FirstAudioMs == nil {
+			t.Errorf("response %s: no created/first-audio pair (client %v, truth %v/%v)", r.ResponseID, ok, tr.CreatedMs, tr.FirstAudioMs)
+			continue
+		}
+		d := c - (*tr.FirstAudioMs - *tr.CreatedMs)
+		errs = append(errs, d)
+		if math.Abs(d) > clientTruthBoundMs {
+			t.Errorf("response %s: client created→first audio %.3f ms, truth %.3f ms: error %.3f ms > %d ms",
+				r.ResponseID, c, *tr.FirstAudioMs-*tr.CreatedMs, d, clientTruthBoundMs)
+		}
+	}
+	t.Logf("client − truth (created → first audio), ms: %s", fmtErrs(errs))
+	logPacing(t, tr)
+}
+
+// logPacing reports the page's input pacing lag from the wire log's
+// duplexscope.pacing annotations (client send clock).
+func logPacing(t *testing.T, tr trace.Session) {
+	t.Helper()
+	var lags []float64
+	var late []string
+	for _, ev := range tr.Events {
+		if ev.Dir != trace.DirLocal {
+			continue
+		}
+		var p struct {
+			Type  string  `json:"type"`
+			Frame int     `json:"frame"`
+			LagMs float64 `json:"lag_ms"`
+		}
+		if json.Unmarshal(ev.Event, &p) != nil || p.Type != "duplexscope.pacing" {
+			continue
+		}
+		lags = append(lags, p.LagMs)
+		if p.LagMs > 100 {
+			late = append(late, fmt.Sprintf("frame %d: %.0f ms", p.Frame, p.LagMs))
+		}
+	}
+	s := metrics.Summarize(lags, 3)
+	if s == nil {
+		t.Logf("pacing: no annotations")
+		return
+	}
+	t.Logf("pacing lag (client send clock): %d frames, p50 %.1f ms, p99 %.1f ms; late frames: %v", s.Count, s.P50, s.P99, late)
+}
+
+// clientIntervals returns created → first audio per response from the wire
+// log (client receive clock).
+func clientIntervals(t *testing.T, tr trace.Session) map[string]float64 {
+	t.Helper()
+	created := map[string]float64{}
+	out := map[string]float64{}
+	for _, ev := range tr.Events {
+		if ev.Dir != trace.DirRecv {
+			continue
+		}
+		var e struct {
+			Type       string `json:"type"`
+			ResponseID string `json:"response_id"`
+			Response   struct {
+				ID string `json:"id"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(ev.Event, &e) != nil {
+			continue
+		}
+		id := e.ResponseID
+		if id == "" {
+			id = e.Response.ID
+		}
+		switch e.Type {
+		case "response.created":
+			if _, ok := created[id]; !ok {
+				created[id] = ev.TMs
+			}
+		case "response.output_audio.delta":
+			if c, ok := created[id]; ok {
+				if _, done := out[id]; !done {
+					out[id] = ev.TMs - c
+				}
+			}
+		}
+	}
+	return out
+}
+
+func canon(t *testing.T, rows []json.RawMessage) []any {
+	t.Helper()
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		var v any
+		d := json.NewDecoder(bytes.NewReader(r))
+		d.UseNumber()
+		if err := d.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func eqPtr(a, b *float64) bool { return a != nil && b != nil && *a == *b }
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func fmtErrs(e []float64) string {
+	if len(e) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	worst := 0.0
+	for i, v := range e {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatFloat(v, 'f', 2, 64))
+		worst = math.Max(worst, math.Abs(v))
+	}
+	fmt.Fprintf(&b, " (max |error| %.2f)", worst)
+	return b.String()
+}
+
+// TestMicSession is issue 3's walking skeleton end to end: fake mic →
+// simulator → live chart → archived report, checked against truth and replay.
+func TestMicSession(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancelT()
+	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}}
+	run := runPage(t, s, ctx, q, 3*time.Minute)
+	pts, _ := attr(ctx, "#chart-ttfp", "data-points")
+	if n, _ := strconv.Atoi(pts); n < minResponses {
+		t.Errorf("TTFP chart has %s points, want ≥ %d", pts, minResponses)
+	}
+	checkReport(t, s, run)
+	screenshot(t, ctx, "live")
+	for _, tab := range []string{"timeline", "log", "plain"} {
+		target := map[string]string{"timeline": "#chart-timeline", "plain": "#verdict", "log": "#event-log"}[tab]
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#tab-"+tab)), chromedp.WaitVisible(chromedp.CSS(target))); err != nil {
+			t.Fatalf("tab %s: %v", tab, err)
+		}
+		if tab == "log" {
+			continue
+		}
+		if tab == "timeline" {
+			// let echarts draw into the freshly mounted element
+			_ = pollUntil(ctx, 5*time.Second, func() (bool, error) {
+				v, err := attr(ctx, "#chart-timeline canvas", "width")
+				return v != "", err
+			})
+		}
+		screenshot(t, ctx, tab)
+	}
+	verdict, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#verdict")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if verdict == "" || strings.Contains(verdict, "No replies yet") {
+		t.Errorf("plain view verdict %q, want a verdict on the finished run", verdict)
+	}
+	cards, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#plain .ds-card').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cards < 4 {
+		t.Errorf("plain view has %d cards, want ≥ 4", cards)
+	}
+	writeFigure(t, "mic_first_point_ms", run.FirstPointMs)
+}
+
+// TestDatasetSession streams the bundled clips instead of the mic.
+func TestDatasetSession(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancelT()
+	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}}
+	run := runPage(t, s, ctx, q, 3*time.Minute)
+	pts, _ := attr(ctx, "#chart-ttfp", "data-points")
+	if n, _ := strconv.Atoi(pts); n < minResponses {
+		t.Errorf("TTFP chart has %s points, want ≥ %d", pts, minResponses)
+	}
+	checkReport(t, s, run)
+	writeFigure(t, "dataset_first_point_ms", run.FirstPointMs)
+}
+
+// writeFigure appends a measured figure to e2e/artifacts/figures.txt (read
+// by the bench scripts and the closing notes).
+func writeFigure(t *testing.T, name string, v float64) {
+	t.Helper()
+	if err := os.MkdirAll("artifacts", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join("artifacts", "figures.txt"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s %s %.1f\n", time.Now().UTC().Format(time.RFC3339), name, v)
+}

@@ -1,0 +1,417 @@
+package metrics
+
+import (
+	"encoding/json"
+
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// Event types the metrics read (METRICS.md §1). Legacy names
+// (response.audio.delta, response.audio_transcript.delta) are not counted.
+const (
+	typeCreated    = "response.created"
+	typeAudioDelta = "response.output_audio.delta"
+)
+
+func isTextType(t string) bool {
+	return t == "response.output_audio_transcript.delta" || t == "response.output_text.delta" || t == "response.text.delta"
+}
+
+const defaultSampleRate = 24000.0
+
+// Counts tallies what Add did with the events it was given.
+type Counts struct {
+	Accepted   int `json:"accepted"`   // recv JSON objects that reached the metric code
+	Duplicates int `json:"duplicates"` // dropped by server_event_seq de-duplication
+	Ignored    int `json:"ignored"`    // send/local entries and non-object events
+}
+
+// Accumulator computes a session's metrics event by event. The zero value
+// is ready to use (stream start 0.0, no sample identity). Add is cheap
+// (O(1) per event apart from parsing the event's JSON); Snapshot is
+// O(responses) and does not change the accumulator, so it can be called at
+// any time. A later event may revise rows computed earlier, exactly as the
+// batch definition implies (the session-wide output sample rate, merged
+// server values, the latest stage-0 snapshot, responses created late).
+//
+// Accumulator is not safe for concurrent use.
+type Accumulator struct {
+	meta     trace.SessionMeta
+	ss       float64 // stream start, seconds
+	ssSet    bool    // stream start given explicitly (meta or SetStreamStart)
+	counts   Counts
+	hasSeq   bool
+	lastSeq  float64
+	rate     float64 // session-wide output sample rate; 0 = default
+	ids      map[string]int
+	resps    []*respState
+	listed   []int // indices into resps, response_ids order
+	recs     []rec // identity-carrying accepted events, for re-windowing
+	accepted int
+}
+
+// rec is the window-relevant part of one accepted event with an identity.
+type rec struct {
+	t, tMs   float64
+	resp     int
+	seq      int
+	created  bool
+	text     bool
+	packet   bool
+	clientAu bool // client_ttfp quirk: payload is any string
+	hasDur2  bool // §2.2 metadata duration (booleans count, clamped ≥ 0)
+	hasDur5  bool // §5 metadata duration (finite, ≥ 0, no booleans)
+	dur2     float64
+	dur5     float64
+	srv      *srvObj       // response_request_metrics object found on this event
+	stage0   *stage0Parsed // stage_metrics["0"] object found on this event
+}
+
+// srvVal is one key of a server response_request_metrics object: present
+// in the object, and usable (a real, finite, ≥ 0 number).
+type srvVal struct {
+	present, valid bool
+	v              float64
+}
+
+// srvOrigin is a measurement_origin key: present, and its ttft/ttfp strings.
+type srvOrigin struct {
+	present          bool
+	hasTTFT, hasTTFP bool
+	ttft, ttfp       string
+}
+
+// srvObj is the part of a response_request_metrics object metrics read.
+type srvObj struct {
+	ttft, ttfp srvVal
+	origin     srvOrigin
+}
+
+// merge is the reference's shallow dict update, restricted to the keys read.
+func (m *srvObj) merge(o *srvObj) {
+	if o.ttft.present {
+		m.ttft = o.ttft
+	}
+	if o.ttfp.present {
+		m.ttfp = o.ttfp
+	}
+	if o.origin.present {
+		m.origin = o.origin
+	}
+}
+
+func parseSrv(o obj) *srvObj {
+	if o == nil {
+		return nil
+	}
+	val := func(k string) srvVal {
+		raw, ok := o[k]
+		if !ok {
+			return srvVal{}
+		}
+		f, ok := realFinite(raw)
+		return srvVal{present: true, valid: ok && f >= 0, v: f}
+	}
+	s := &srvObj{ttft: val("ttft_ms"), ttfp: val("ttfp_ms")}
+	if raw, ok := o["measurement_origin"]; ok {
+		s.origin.present = true
+		if mo := object(raw); mo != nil {
+			s.origin.ttft, s.origin.hasTTFT = str(mo["ttft"])
+			s.origin.ttfp, s.origin.hasTTFP = str(mo["ttfp"])
+		}
+	}
+	return s
+}
+
+// stage0Parsed is a stage "0" snapshot converted once, when it arrives.
+type stage0Parsed struct {
+	tokens Stage0Tokens
+	tpotOK bool // vllm_tpot_ms is a real, finite, ≥ 0 number (row tpot_ms)
+	tpot   float64
+}
+
+func parseStage0(raw json.RawMessage) *stage0Parsed {
+	if raw == nil {
+		return nil
+	}
+	p := &stage0Parsed{tokens: *newStage0(raw)}
+	if f, ok := realFinite(object(raw)["vllm_tpot_ms"]); ok && f >= 0 {
+		p.tpotOK, p.tpot = true, f
+	}
+	return p
+}
+
+type respState struct {
+	id     string
+	index  int // request_index; -1 until listed
+	bytes  int // decoded audio bytes of all accepted deltas (any time)
+	win    window
+	hasWin bool
+}
+
+// window is a response's state over its events at or after stream start.
+type window struct {
+	hasCreated        bool
+	createdT, created float64
+	hasText           bool
+	textT, textMs     float64
+	textSeq           int
+	packets           int
+	firstT, firstMs   float64
+	firstSeq          int
+	lastT, lastMs     float64
+	lastSeq           int
+	hasClientAudio    bool
+	clientAudioT      float64
+	hasDur2, hasDur5  bool
+	dur2, dur5        float64
+	srv               srvObj // shallow merge of server objects, arrival order
+	stage0            *stage0Parsed
+	hasSrv            bool
+}
+
+// SetMeta sets the session identity and stream start (stream_start_ms,
+// 0.0 when nil). It may be called before or after events are added.
+//
+// When m.StreamStartMs is nil and no stream start was set before, a later
+// "local" entry {"type": "duplexscope.stream_start"} sets it (see Add).
+func (a *Accumulator) SetMeta(m trace.SessionMeta) {
+	if m.StreamStartMs == nil && a.ssSet {
+		m.StreamStartMs = a.meta.StreamStartMs
+	}
+	a.meta = m
+	if m.StreamStartMs != nil {
+		a.ssSet = true
+	}
+	a.setStreamStart(m.StreamStartS())
+}
+
+// SetStreamStart sets the stream start, client monotonic milliseconds taken
+// just before the first input append was sent. Events already added are
+// re-windowed, so it may be called late.
+func (a *Accumulator) SetStreamStart(ms float64) {
+	a.meta.StreamStartMs = &ms
+	a.ssSet = true
+	a.setStreamStart(ms / 1000.0)
+}
+
+func (a *Accumulator) setStreamStart(s float64) {
+	if s == a.ss {
+		return
+	}
+	a.ss = s
+	for _, r := range a.resps {
+		r.win = window{}
+	}
+	for i := range a.recs {
+		a.apply(&a.recs[i])
+	}
+}
+
+// LocalStreamStart is the type of the "local" trace entry a live session
+// records just before its first input append; its t_ms is the stream start.
+const LocalStreamStart = "duplexscope.stream_start"
+
+// Add feeds one trace entry. Only "recv" entries whose event is a JSON
+// object count; a replayed server_event_seq is dropped (METRICS.md §1).
+// The one "local" entry Add reads is LocalStreamStart, and only while no
+// stream start was set explicitly (SetMeta with a stream start,
+// SetStreamStart, or ScoreSession, which always follows the trace meta).
+func (a *Accumulator) Add(ev trace.Event) {
+	if ev.Dir != trace.DirRecv {
+		if ev.Dir == trace.DirLocal && !a.ssSet {
+			if t, _ := str(object(ev.Event)["type"]); t == LocalStreamStart {
+				a.SetStreamStart(ev.TMs)
+			}
+		}
+		a.counts.Ignored++
+		return
+	}
+	o := object(ev.Event)
+	if o == nil {
+		a.counts.Ignored++
+		return
+	}
+	if seq, ok := intLike(o["server_event_seq"]); ok {
+		if a.hasSeq && seq <= a.lastSeq {
+			a.counts.Duplicates++
+			return
+		}
+		a.hasSeq, a.lastSeq = true, seq
+	}
+	a.counts.Accepted++
+	a.accepted++
+	typ, _ := str(o["type"])
+	v := newView(o)
+	rid, hasID := v.identity()
+
+	var r rec
+	if typ == typeAudioDelta {
+		if hz, ok := intLike(o["sample_rate_hz"]); ok && hz > 0 {
+			a.rate = hz
+		}
+		p := o["delta"]
+		if !truthy(p) {
+			p = o["audio"]
+		}
+		r.clientAu = kindOf(p) == jString
+		r.packet = nonEmptyString(p)
+		if r.packet {
+			if v.md != nil {
+				d := v.md["audio_duration_ms"]
+				if f, ok := numberOrBool(d); ok && finite(f) {
+					r.hasDur2, r.dur2 = true, max(0, f)
+				}
+				if f, ok := realFinite(d); ok && f >= 0 {
+					r.hasDur5, r.dur5 = true, f
+				}
+			}
+		}
+		if hasID && r.packet {
+			if b, ok := strBytes(p); ok {
+				if n, ok := b64Len(b); ok {
+					a.resp(rid).bytes += n
+				}
+			}
+		}
+	}
+	if !hasID {
+		return
+	}
+	ri := a.respIndex(rid)
+	if typ == typeCreated {
+		r.created = true
+		if st := a.resps[ri]; st.index < 0 {
+			st.index = len(a.listed)
+			a.listed = append(a.listed, ri)
+		}
+	}
+	r.text = isTextType(typ) && nonEmptyString(o["delta"])
+	r.srv = parseSrv(v.serverMetrics())
+	r.stage0 = parseStage0(v.stage0())
+	r.t, r.tMs, r.resp, r.seq = ev.TMs/1000.0, ev.TMs, ri, a.accepted
+	a.recs = append(a.recs, r)
+	a.apply(&a.recs[len(a.recs)-1])
+}
+
+func (a *Accumulator) respIndex(id string) int {
+	if i, ok := a.ids[id]; ok {
+		return i
+	}
+	if a.ids == nil {
+		a.ids = make(map[string]int)
+	}
+	a.ids[id] = len(a.resps)
+	a.resps = append(a.resps, &respState{id: id, index: -1})
+	return len(a.resps) - 1
+}
+
+func (a *Accumulator) resp(id string) *respState { return a.resps[a.respIndex(id)] }
+
+// apply folds one record into its response's window state.
+func (a *Accumulator) apply(r *rec) {
+	if !(r.t >= a.ss) {
+		return
+	}
+	w := &a.resps[r.resp].win
+	if r.created && !w.hasCreated {
+		w.hasCreated, w.createdT, w.created = true, r.t, r.tMs
+	}
+	if r.text && !w.hasText {
+		w.hasText, w.textT, w.textMs, w.textSeq = true, r.t, r.tMs, r.seq
+	}
+	if r.packet {
+		if w.packets == 0 {
+			w.firstT, w.firstMs, w.firstSeq = r.t, r.tMs, r.seq
+		}
+		w.packets++
+		w.lastT, w.lastMs, w.lastSeq = r.t, r.tMs, r.seq
+		if r.hasDur2 && (!w.hasDur2 || r.dur2 > w.dur2) {
+			w.hasDur2, w.dur2 = true, r.dur2
+		}
+		if r.hasDur5 && (!w.hasDur5 || r.dur5 > w.dur5) {
+			w.hasDur5, w.dur5 = true, r.dur5
+		}
+	}
+	if r.clientAu && !w.hasClientAudio {
+		w.hasClientAudio, w.clientAudioT = true, r.t
+	}
+	if r.srv != nil {
+		w.srv.merge(r.srv)
+		w.hasSrv = true
+	}
+	if r.stage0 != nil {
+		w.stage0 = r.stage0
+	}
+}
+
+// view holds an event's top level and the nested objects the lookups of
+// PROTOCOL.md §4.9/§4.10 visit, each decoded at most once (nil when absent
+// or not an object).
+type view struct {
+	o                       obj
+	vo, md, mdvo, mdde      obj
+	resp, rmd, rmdvo, rmdde obj
+}
+
+func newView(o obj) *view {
+	v := &view{o: o, vo: object(o["vllm_omni"]), md: object(o["metadata"]), resp: object(o["response"])}
+	if v.md != nil {
+		v.mdvo, v.mdde = object(v.md["vllm_omni"]), object(v.md["duplex_event"])
+	}
+	if v.resp != nil {
+		if v.rmd = object(v.resp["metadata"]); v.rmd != nil {
+			v.rmdvo, v.rmdde = object(v.rmd["vllm_omni"]), object(v.rmd["duplex_event"])
+		}
+	}
+	return v
+}
+
+// identity is response_id if it is a string, else response.id if that is a
+// string.
+func (v *view) identity() (string, bool) {
+	if s, ok := str(v.o["response_id"]); ok {
+		return s, true
+	}
+	if v.resp != nil {
+		if s, ok := str(v.resp["id"]); ok {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func field(o obj, k string) obj {
+	if o == nil {
+		return nil
+	}
+	return object(o[k])
+}
+
+// serverMetrics returns the first response_request_metrics object found in
+// the eight places of PROTOCOL.md §4.9, or nil.
+func (v *view) serverMetrics() obj {
+	const k = "response_request_metrics"
+	for _, parent := range [...]obj{v.o, v.vo, v.md, v.mdvo, v.mdde, v.rmd, v.rmdvo, v.rmdde} {
+		if m := field(parent, k); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// stage0 returns stage "0" of the first stage_metrics object found in the
+// five places of PROTOCOL.md §4.10, or nil when that object has no object
+// stage "0". A top-level stage_metrics and duplex_event are not read.
+func (v *view) stage0() json.RawMessage {
+	const k = "stage_metrics"
+	for _, parent := range [...]obj{v.vo, v.md, v.mdvo, v.rmd, v.rmdvo} {
+		if sm := field(parent, k); sm != nil {
+			if kindOf(sm["0"]) != jObject {
+				return nil
+			}
+			return trimWS(sm["0"])
+		}
+	}
+	return nil
+}

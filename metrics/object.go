@@ -1,0 +1,298 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Object is an ordered JSON object: the generic form of rows and session
+// entries in a Report (rows read back from an existing duplex_metrics.json
+// keep whatever they held). A Value is one of nil, bool, string, float64,
+// int, int64, []any or Object.
+type Object []Member
+
+// Member is one key/value pair of an Object.
+type Member struct {
+	Key   string
+	Value any
+}
+
+// Get returns the value of key.
+func (o Object) Get(key string) (any, bool) {
+	for _, m := range o {
+		if m.Key == key {
+			return m.Value, true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON writes o compactly, keys in order, floats in Python repr.
+func (o Object) MarshalJSON() ([]byte, error) {
+	return appendValue(nil, o, false, 0)
+}
+
+// appendValue appends v as JSON. With indent it follows Python's
+// json.dumps(v, ensure_ascii=False, indent=2); without, it is compact.
+func appendValue(b []byte, v any, indent bool, depth int) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case string:
+		return appendString(b, v), nil
+	case float64:
+		return appendPyFloat(b, v), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case []any:
+		if len(v) == 0 {
+			return append(b, "[]"...), nil
+		}
+		b = append(b, '[')
+		var err error
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = newline(b, indent, depth+1)
+			if b, err = appendValue(b, e, indent, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		b = newline(b, indent, depth)
+		return append(b, ']'), nil
+	case Object:
+		if len(v) == 0 {
+			return append(b, "{}"...), nil
+		}
+		b = append(b, '{')
+		var err error
+		for i, m := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = newline(b, indent, depth+1)
+			b = appendString(b, m.Key)
+			b = append(b, ':')
+			if indent {
+				b = append(b, ' ')
+			}
+			if b, err = appendValue(b, m.Value, indent, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		b = newline(b, indent, depth)
+		return append(b, '}'), nil
+	}
+	return nil, fmt.Errorf("metrics: cannot encode %T", v)
+}
+
+func newline(b []byte, indent bool, depth int) []byte {
+	if !indent {
+		return b
+	}
+	b = append(b, '\n')
+	for range depth {
+		b = append(b, "  "...)
+	}
+	return b
+}
+
+// appendPyFloat writes f as Python's repr(float): shortest round-trip
+// digits, ".0" on integral values, exponent form when the decimal exponent
+// is < −4 or ≥ 16 (e-05, e+16), NaN/Infinity as bare tokens.
+func appendPyFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(b, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(b, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(b, "-Infinity"...)
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	i := bytes.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(string(e[i+1:]))
+	if exp < -4 || exp >= 16 {
+		b = append(b, e[:i]...)
+		b = append(b, 'e')
+		if exp < 0 {
+			b = append(b, '-')
+			exp = -exp
+		} else {
+			b = append(b, '+')
+		}
+		if exp < 10 {
+			b = append(b, '0')
+		}
+		return strconv.AppendInt(b, int64(exp), 10)
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'f', -1, 64)
+	if bytes.IndexByte(b[start:], '.') < 0 {
+		b = append(b, ".0"...)
+	}
+	return b
+}
+
+// appendString writes s as Python's json.dumps(ensure_ascii=False) does.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				b = append(b, '\\', '"')
+			case '\\':
+				b = append(b, '\\', '\\')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				if c < 0x20 {
+					b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+				} else {
+					b = append(b, c)
+				}
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// ParseObject decodes a JSON object into an ordered Object. Integers become
+// int64 (float64 when out of range), other numbers float64; a repeated key
+// keeps its first position and its last value (Python dict semantics).
+func ParseObject(data []byte) (Object, error) {
+	v, err := ParseValue(data)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := v.(Object)
+	if !ok {
+		return nil, errors.New("metrics: not a JSON object")
+	}
+	return o, nil
+}
+
+// ParseValue decodes any JSON value into the Object value model.
+func ParseValue(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := parseValue(dec)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("metrics: trailing data after JSON value")
+	}
+	return v, nil
+}
+
+func parseValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := Object{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, _ := kt.(string)
+				v, err := parseValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				replaced := false
+				for i := range o {
+					if o[i].Key == k {
+						o[i].Value, replaced = v, true
+						break
+					}
+				}
+				if !replaced {
+					o = append(o, Member{k, v})
+				}
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			a := []any{}
+			for dec.More() {
+				v, err := parseValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			_, err := dec.Token()
+			return a, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	case json.Number:
+		s := string(t)
+		if bytes.IndexAny([]byte(s), ".eE") < 0 {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return n, nil
+			}
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+				return nil, err
+			}
+		}
+		return f, nil
+	default: // nil, bool, string
+		return t, nil
+	}
+}
+
+// nonNegReal returns a Report value that is a real number (int or float,
+// not bool), finite and ≥ 0 (METRICS.md §6).
+func nonNegReal(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, finite(v) && v >= 0
+	case int:
+		return float64(v), v >= 0
+	case int64:
+		return float64(v), v >= 0
+	}
+	return 0, false
+}

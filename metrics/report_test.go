@@ -1,0 +1,224 @@
+package metrics_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/duplexscope/duplexscope/internal/golden"
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+func mustObj(t *testing.T, s string) metrics.Object {
+	t.Helper()
+	o, err := metrics.ParseObject([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func reportJSON(t *testing.T, r metrics.Report) []byte {
+	t.Helper()
+	b, err := r.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFlattenedKeys is the §6.2 reference unit test.
+func TestFlattenedKeys(t *testing.T) {
+	t.Parallel()
+	rows := []metrics.Object{
+		mustObj(t, `{"ttft_ms": 10, "client_ttft_ms": 100}`),
+		mustObj(t, `{"ttft_ms": 10, "client_ttft_ms": 100}`),
+		mustObj(t, `{"ttft_ms": 10, "client_ttft_ms": 100}`),
+		mustObj(t, `{"ttft_ms": 50, "client_ttft_ms": 500}`),
+		mustObj(t, `{"ttft_ms": null, "client_ttft_ms": "NaN", "ttfp_ms": true}`),
+	}
+	checkPaths(t, reportJSON(t, metrics.NewReport(rows, nil)), map[string]string{
+		"num_duplex_response_ttft_ms_samples": `4`, "mean_duplex_response_ttft_ms": `20.0`,
+		"median_duplex_response_ttft_ms": `10.0`, "p99_duplex_response_ttft_ms": `50.0`,
+		"num_duplex_client_ttft_ms_samples": `4`, "mean_duplex_client_ttft_ms": `200.0`,
+		"median_duplex_client_ttft_ms": `100.0`, "p99_duplex_client_ttft_ms": `500.0`,
+		"num_duplex_response_ttfp_ms_samples": absent, "duplex_stream_ttft_ms": absent,
+	})
+	if got := string(reportJSON(t, metrics.NewReport(nil, nil))); got != `{"duplex_request_metrics":[],"duplex_session_metrics":[]}` {
+		t.Errorf("empty report = %s", got)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	existing := &metrics.Report{
+		Requests: []metrics.Object{
+			mustObj(t, `{"sample_id":"kept","split":"PR_correction","ttft_ms":11}`),
+			mustObj(t, `{"sample_id":"replaced","split":"PR_correction","ttft_ms":12}`),
+			mustObj(t, `{"sample_id":"unkeyed","split":null,"ttft_ms":1}`),
+		},
+		Sessions: []metrics.Object{
+			mustObj(t, `{"sample_id":"kept","split":"PR_correction","stream_ttft_ms":11}`),
+			mustObj(t, `{"sample_id":"replaced","split":"PR_correction","stream_ttft_ms":12}`),
+		},
+	}
+	tests := []struct {
+		name           string
+		requests, sess []metrics.Object
+		want           map[string]string
+	}{
+		{"partial resume replaces only the regenerated sample (§7.1)",
+			[]metrics.Object{mustObj(t, `{"sample_id":"replaced","split":"PR_correction","ttft_ms":99}`)},
+			[]metrics.Object{mustObj(t, `{"sample_id":"replaced","split":"PR_correction","stream_ttft_ms":99}`)},
+			map[string]string{"duplex_request_metrics[0].sample_id": `"kept"`, "duplex_request_metrics[1].sample_id": `"unkeyed"`,
+				"duplex_request_metrics[2].ttft_ms": `99`, "duplex_request_metrics[3]": absent,
+				"duplex_stream_ttft_ms.mean": `55.0`, "duplex_stream_ttft_ms.count": `2`}},
+		{"all-skipped rerun keeps everything (P1: no erasure)", nil, nil,
+			map[string]string{"duplex_request_metrics[2].sample_id": `"unkeyed"`, "duplex_session_metrics[1].stream_ttft_ms": `12`,
+				"duplex_stream_ttft_ms.mean": `11.5`}},
+		{"lists merge independently: new session entry, no rows → old rows stay (P5)", nil,
+			[]metrics.Object{mustObj(t, `{"sample_id":"kept","split":"PR_correction","audio_turn_count":0}`)},
+			map[string]string{"duplex_request_metrics[0].ttft_ms": `11`, "duplex_session_metrics[0].sample_id": `"replaced"`,
+				"duplex_session_metrics[1].audio_turn_count": `0`, "duplex_stream_ttft_ms.count": `1`}},
+		{"unkeyed incoming rows are appended again",
+			[]metrics.Object{mustObj(t, `{"sample_id":"unkeyed","split":null,"ttft_ms":2}`)}, nil,
+			map[string]string{"duplex_request_metrics[2].ttft_ms": `1`, "duplex_request_metrics[3].ttft_ms": `2`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkPaths(t, reportJSON(t, metrics.Merge(existing, tc.requests, tc.sess)), tc.want)
+		})
+	}
+}
+
+func TestParseReport(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		wantErr string
+	}{
+		{`{`, "duplex_metrics.json"},
+		{`[]`, "must contain a JSON object"},
+		{`{"duplex_request_metrics": {}}`, "duplex_request_metrics must be a JSON list"},
+		{`{"duplex_session_metrics": [1]}`, "duplex_session_metrics entries must be JSON objects"},
+		{`{"duplex_request_metrics": null, "mean_duplex_response_ttft_ms": 5, "other": 1}`, ""},
+	}
+	for _, tc := range tests {
+		r, err := metrics.ParseReport([]byte(tc.in))
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("ParseReport(%s): %v", tc.in, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("ParseReport(%s) = %v, want error containing %q", tc.in, err, tc.wantErr)
+		case err == nil:
+			if got := string(reportJSON(t, *r)); got != `{"duplex_request_metrics":[],"duplex_session_metrics":[]}` {
+				t.Errorf("stale keys not dropped: %s", got)
+			}
+		}
+	}
+}
+
+// TestReport snapshots our duplex_metrics.json bytes (Report.File, Python
+// indent=2 layout in METRICS.md §7 key order) for the run vectors and for
+// every session vector as a one-session run. Rewritten with -update.
+func TestReport(t *testing.T) {
+	t.Parallel()
+	for _, name := range vectorNames(t) {
+		doc, _ := readVector(t, name)
+		if doc.EngineTPOT != nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var rep metrics.Report
+			if doc.Run != nil {
+				var err error
+				if rep, err = metrics.ScoreRun(*doc.Run); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				rep = metrics.BuildReport([]metrics.SessionResult{metrics.ScoreSession(*doc.Session)})
+			}
+			file := rep.File()
+			golden.Check(t, "json", file)
+			// The file reads back to the same report.
+			back, err := metrics.ParseReport(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(back.File()) != string(file) {
+				t.Errorf("File → ParseReport → File is not stable")
+			}
+		})
+	}
+}
+
+// TestReportKeyOrder checks the §2.8 and §3 orders on the worked §11.3
+// session, whose expected file content METRICS.md §7 prints.
+func TestReportKeyOrder(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("testdata", "worked_11_3.trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := trace.DecodeSession(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := metrics.BuildReport([]metrics.SessionResult{metrics.ScoreSession(s)})
+	var keys []string
+	for _, m := range rep.Requests[0] {
+		keys = append(keys, m.Key)
+	}
+	want := "sample_id split session_id request_index response_id source measurement_origin ttft_ms ttfp_ms audio_generation_ms audio_duration_ms response_created_to_first_text_ms response_created_to_first_audio_ms tpot_ms rtf client_ttft_ms client_ttfp_ms stage0_tokens"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("row keys\n got %s\nwant %s", got, want)
+	}
+	keys = keys[:0]
+	for _, m := range rep.Sessions[0] {
+		keys = append(keys, m.Key)
+	}
+	want = "sample_id split session_id audio_turn_count ttft_ms ttfp_ms rtf tpot_ms client_ttft_ms client_ttfp_ms stream_ttft_ms stream_ttfp_ms stream_rtf stream_audio_generation_ms stream_audio_duration_ms stream_measurement_origin"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("session keys\n got %s\nwant %s", got, want)
+	}
+	var top []string
+	for _, m := range rep.Object() {
+		top = append(top, m.Key)
+	}
+	if got := strings.Join(top, " "); !strings.HasPrefix(got, "duplex_request_metrics duplex_session_metrics duplex_stream_ttft_ms duplex_stream_ttfp_ms duplex_stream_rtf num_duplex_response_ttft_ms_samples mean_duplex_response_ttft_ms") {
+		t.Errorf("report keys %s", got)
+	}
+	// §11.3 values.
+	checkPaths(t, reportJSON(t, rep), map[string]string{
+		"duplex_request_metrics[0].ttft_ms": `312.5`, "duplex_request_metrics[0].audio_generation_ms": `1050.0`,
+		"duplex_request_metrics[0].rtf": `0.525`, "duplex_request_metrics[1].ttft_ms": `450.0`,
+		"duplex_request_metrics[1].rtf": `0.9`, "duplex_request_metrics[2]": absent,
+		"duplex_session_metrics[0].ttfp_ms":  `{"count":2,"mean":380.125,"p50":340.25,"p99":420.0}`,
+		"duplex_session_metrics[0].rtf.mean": `0.7125`, "duplex_session_metrics[0].stream_audio_duration_ms": `3000.0`,
+		"duplex_session_metrics[0].stream_rtf": `2.3`, "duplex_session_metrics[0].stream_ttft_ms": `2650.0`,
+		"mean_duplex_client_ttfp_ms": `310.0`,
+	})
+	var v any
+	if err := json.Unmarshal(rep.File(), &v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConsolePadding: values are left-aligned in 10 columns as Python's
+// "{:<40} {:<10.2f}" prints them (trailing spaces included).
+func TestConsolePadding(t *testing.T) {
+	t.Parallel()
+	out := metrics.NewReport([]metrics.Object{{{"client_ttfp_ms", 1234.565}}}, nil).Console()
+	lines := strings.Split(out, "\n")
+	if want := "Mean client TTFP (ms):                   1234.57   "; lines[1] != want {
+		t.Errorf("got %q, want %q", lines[1], want)
+	}
+	if metrics.NewReport(nil, nil).Console() != "" {
+		t.Error("empty report prints a block")
+	}
+}

@@ -1,0 +1,328 @@
+package metrics
+
+import (
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// Stream-window measurement_origin strings (METRICS.md §5).
+const (
+	StreamOriginTTFT = "input stream start to first non-empty text delta"
+	StreamOriginTTFP = "input stream start to first audio packet"
+	StreamOriginRTF  = "input stream start-to-last-audio receive time divided by total emitted audio duration; includes concurrent realtime input"
+)
+
+// SessionResult is everything metrics derive from one session.
+type SessionResult struct {
+	Rows         []Row            // duplex_request_metrics rows, response_ids order
+	Summary      SessionSummary   // the duplex_session_metrics entry
+	OutputTokens int              // Σ stage0_tokens.output_token_count
+	Responses    []ResponseTiming // every listed response, also those without a row (UI)
+	Counts       Counts
+}
+
+// SessionSummary is one duplex_session_metrics entry (METRICS.md §3).
+type SessionSummary struct {
+	HasSample      bool
+	SampleID       *string
+	Split          *string
+	SessionID      *string
+	AudioTurnCount int
+	TTFTMs         *Summary // always present (null when nil)
+	TTFPMs         *Summary // always present
+	RTF            *Summary // always present, 6 digits
+	TPOTMs         *Summary // absent when nil
+	ClientTTFTMs   *Summary // absent when nil
+	ClientTTFPMs   *Summary // absent when nil
+	Stream         *StreamWindow
+}
+
+// StreamWindow holds the session's input-stream window values (METRICS.md
+// §5), all on the client receive clock measured from stream start. Present
+// only when a listed response had an audio packet in the window.
+type StreamWindow struct {
+	TTFTMs            *float64 // stream_ttft_ms, nil when no text
+	TTFPMs            float64  // stream_ttfp_ms
+	AudioGenerationMs float64  // stream_audio_generation_ms
+	AudioDurationMs   float64  // stream_audio_duration_ms
+	RTF               *float64 // stream_rtf, nil when duration is 0 (includes live input time)
+}
+
+// ResponseTiming is what a live view needs about one listed response beyond
+// the row: client receive instants (trace milliseconds, the clock of
+// trace.Event.TMs) of the events the metrics used, restricted to the window
+// (nil = not seen), and which clock each latency came from.
+type ResponseTiming struct {
+	ResponseID   string
+	RequestIndex int
+	HasRow       bool
+	CreatedMs    *float64 // first response.created
+	FirstTextMs  *float64 // first non-empty text delta
+	FirstAudioMs *float64 // first audio packet
+	LastAudioMs  *float64 // last audio packet
+	AudioPackets int      // audio packets in the window
+	AudioBytes   int      // decoded audio bytes, whole session
+	TTFTClock    Clock    // ClockServer, ClockClientReceive or ClockNone
+	TTFPClock    Clock
+
+	ms [4]float64 // backing store of the pointers above
+}
+
+// ScoreSession computes a recorded session's metrics: the batch way in. It
+// is exactly an Accumulator fed every event in list order, so batch and live
+// results cannot diverge.
+func ScoreSession(s trace.Session) SessionResult {
+	var a Accumulator
+	a.SetMeta(s.Session)
+	a.ssSet = true // stream_start_ms absent means 0.0, never a local annotation
+	for _, ev := range s.Events {
+		a.Add(ev)
+	}
+	return a.Snapshot()
+}
+
+// Snapshot returns the metrics of the events added so far.
+func (a *Accumulator) Snapshot() SessionResult {
+	res := SessionResult{Rows: make([]Row, 0, len(a.listed)), Counts: a.counts}
+	hasSample := a.meta.SampleID != nil
+	sessionID := a.meta.ResolvedSessionID()
+	rate := a.rate
+	if rate == 0 {
+		rate = defaultSampleRate
+	}
+	var (
+		ttft, ttfp, rtf, tpot, cttft, cttfp []float64
+		text, first, last                   *window
+		dStar                               float64
+	)
+	res.Responses = make([]ResponseTiming, 0, len(a.listed))
+	var slab []RawMetric // one allocation for all rows' timing fields
+	for i, ri := range a.listed {
+		st := a.resps[ri]
+		w := &st.win
+		byteMs := float64(st.bytes) * 1000 / (rate * 2)
+		res.Responses = append(res.Responses, ResponseTiming{ResponseID: st.id, RequestIndex: i, AudioPackets: w.packets, AudioBytes: st.bytes})
+		rt := &res.Responses[len(res.Responses)-1]
+		rt.ms = [4]float64{w.created, w.textMs, w.firstMs, w.lastMs}
+		if w.hasCreated {
+			rt.CreatedMs = &rt.ms[0]
+		}
+		if w.hasText {
+			rt.FirstTextMs = &rt.ms[1]
+			if text == nil || w.textSeq < text.textSeq {
+				text = w
+			}
+		}
+		if w.packets > 0 {
+			rt.FirstAudioMs, rt.LastAudioMs = &rt.ms[2], &rt.ms[3]
+			if first == nil || w.firstSeq < first.firstSeq {
+				first = w
+			}
+			if last == nil || w.lastSeq > last.lastSeq {
+				last = w
+			}
+		}
+		if w.hasDur5 {
+			dStar += w.dur5
+		} else {
+			dStar += byteMs
+		}
+
+		if !(w.packets > 0 && w.hasCreated) && w.stage0 == nil {
+			continue // no row: no timing fields and no stage-0 snapshot (§2.1)
+		}
+		res.Rows = append(res.Rows, Row{HasSample: hasSample, SampleID: a.meta.SampleID, Split: a.meta.Split,
+			SessionID: sessionID, RequestIndex: i, ResponseID: st.id})
+		row := &res.Rows[len(res.Rows)-1]
+		if w.packets > 0 && w.hasCreated {
+			if len(slab) == cap(slab) {
+				slab = make([]RawMetric, 0, len(a.listed)-i)
+			}
+			slab = slab[:len(slab)+1]
+			row.Raw = &slab[len(slab)-1]
+			rawMetric(row.Raw, w, byteMs)
+		}
+		if w.stage0 != nil {
+			row.Stage0 = &w.stage0.tokens
+			if row.Raw != nil {
+				row.Raw.HasTPOT = true
+				if w.stage0.tpotOK {
+					row.Raw.TPOTMs = &row.Raw.vals[vTPOT]
+					*row.Raw.TPOTMs = w.stage0.tpot
+				}
+			}
+		}
+		rt.HasRow = true
+		if m := row.Raw; m != nil {
+			rt.TTFTClock, rt.TTFPClock = m.TTFTClock, m.TTFPClock
+			if m.TTFTMs != nil {
+				ttft = append(ttft, *m.TTFTMs)
+			}
+			ttfp = append(ttfp, m.TTFPMs)
+			if m.RTF != nil {
+				rtf = append(rtf, *m.RTF)
+			}
+			if m.TPOTMs != nil && *m.TPOTMs > 0 {
+				tpot = append(tpot, *m.TPOTMs)
+			}
+			if m.ClientTTFTMs != nil && *m.ClientTTFTMs >= 0 {
+				cttft = append(cttft, *m.ClientTTFTMs)
+			}
+			if m.ClientTTFPMs != nil && *m.ClientTTFPMs >= 0 {
+				cttfp = append(cttfp, *m.ClientTTFPMs)
+			}
+		}
+		if row.Stage0 != nil {
+			res.OutputTokens += row.Stage0.OutputTokenCount
+		}
+	}
+	res.Summary = SessionSummary{
+		HasSample: hasSample, SampleID: a.meta.SampleID, Split: a.meta.Split, SessionID: sessionID,
+		AudioTurnCount: len(res.Rows),
+		TTFTMs:         summarizeOwned(ttft, 3),
+		TTFPMs:         summarizeOwned(ttfp, 3),
+		RTF:            summarizeOwned(rtf, 6),
+		TPOTMs:         summarizeOwned(tpot, 3),
+		ClientTTFTMs:   summarizeOwned(cttft, 3),
+		ClientTTFPMs:   summarizeOwned(cttfp, 3),
+	}
+	if first != nil {
+		ss := a.ss
+		sw := &StreamWindow{
+			TTFPMs:            round3((first.firstT - ss) * 1000),
+			AudioGenerationMs: round3(max(0, (last.lastT-ss)*1000)),
+			AudioDurationMs:   round3(dStar),
+		}
+		if text != nil {
+			sw.TTFTMs = ptr(round3((text.textT - ss) * 1000))
+		}
+		if sw.AudioDurationMs > 0 {
+			sw.RTF = ptr(round6((sw.AudioGenerationMs / 1000) / (sw.AudioDurationMs / 1000)))
+		}
+		res.Summary.Stream = sw
+	}
+	return res
+}
+
+// rawMetric computes a row's timing fields (METRICS.md §2.2–§2.4, §2.7).
+func rawMetric(m *RawMetric, w *window, byteMs float64) {
+	c := w.createdT
+	*m = RawMetric{
+		Source: SourceClient,
+		Origin: MeasurementOrigin{TTFT: OriginTTFT, TTFP: OriginTTFP, TPOT: OriginTPOT, RTF: OriginRTF,
+			ClientTTFT: OriginClientTTFT, ClientTTFP: OriginClientTTFP},
+	}
+	srvTTFT, okT := w.srv.ttft.v, w.srv.ttft.valid
+	srvTTFP, okP := w.srv.ttfp.v, w.srv.ttfp.valid
+	origin := w.srv.origin
+	set := func(i int, v float64) *float64 {
+		m.vals[i] = v
+		return &m.vals[i]
+	}
+	switch {
+	case okT:
+		m.TTFTMs, m.TTFTClock = set(vTTFT, srvTTFT), ClockServer
+		if origin.hasTTFT {
+			m.Origin.TTFT = origin.ttft
+		}
+	case w.hasText:
+		m.TTFTMs, m.TTFTClock = set(vTTFT, round3((w.textT-c)*1000)), ClockClientReceive
+	}
+	if okP {
+		m.TTFPMs, m.TTFPClock = srvTTFP, ClockServer
+		if origin.hasTTFP {
+			m.Origin.TTFP = origin.ttfp
+		}
+	} else {
+		m.TTFPMs, m.TTFPClock = round3((w.firstT-c)*1000), ClockClientReceive
+	}
+	m.AudioGenerationMs = round3(max(0, (w.lastT-c)*1000))
+	if w.hasDur2 {
+		m.AudioDurationMs = round3(w.dur2)
+	} else {
+		m.AudioDurationMs = round3(byteMs)
+	}
+	if okT || okP {
+		m.Source, m.ServerUsed = SourceServer, true
+		if w.hasText {
+			m.CreatedToFirstTextMs = set(vCreatedText, round3((w.textT-c)*1000))
+		}
+		m.CreatedToFirstAudioMs = round3((w.firstT - c) * 1000)
+	}
+	if m.AudioDurationMs > 0 {
+		m.RTF = set(vRTF, round6((m.AudioGenerationMs/1000)/(m.AudioDurationMs/1000)))
+	}
+	if w.hasText {
+		m.ClientTTFTMs = set(vClientTTFT, round3(max(0, w.textT-c)*1000))
+	}
+	if w.hasClientAudio {
+		m.ClientTTFPMs = set(vClientTTFP, round3(max(0, w.clientAudioT-c)*1000))
+	}
+}
+
+// Object returns the entry as an ordered JSON object (METRICS.md §3, with
+// the stream keys in §7's order).
+func (s SessionSummary) Object() Object {
+	o := make(Object, 0, 18)
+	if s.HasSample {
+		o = append(o, Member{"sample_id", strOrNil(s.SampleID)}, Member{"split", strOrNil(s.Split)})
+	}
+	o = append(o,
+		Member{"session_id", strOrNil(s.SessionID)},
+		Member{"audio_turn_count", s.AudioTurnCount},
+		Member{"ttft_ms", summaryValue(s.TTFTMs)},
+		Member{"ttfp_ms", summaryValue(s.TTFPMs)},
+		Member{"rtf", summaryValue(s.RTF)})
+	for _, kv := range []struct {
+		k string
+		v *Summary
+	}{{"tpot_ms", s.TPOTMs}, {"client_ttft_ms", s.ClientTTFTMs}, {"client_ttfp_ms", s.ClientTTFPMs}} {
+		if kv.v != nil {
+			o = append(o, Member{kv.k, summaryValue(kv.v)})
+		}
+	}
+	if w := s.Stream; w != nil {
+		o = append(o,
+			Member{"stream_ttft_ms", floatOrNil(w.TTFTMs)},
+			Member{"stream_ttfp_ms", w.TTFPMs},
+			Member{"stream_rtf", floatOrNil(w.RTF)},
+			Member{"stream_audio_generation_ms", w.AudioGenerationMs},
+			Member{"stream_audio_duration_ms", w.AudioDurationMs},
+			Member{"stream_measurement_origin", Object{
+				{"ttft", StreamOriginTTFT}, {"ttfp", StreamOriginTTFP}, {"rtf", StreamOriginRTF},
+			}})
+	}
+	return o
+}
+
+// MarshalJSON writes the entry in METRICS.md §3 key order.
+func (s SessionSummary) MarshalJSON() ([]byte, error) { return s.Object().MarshalJSON() }
+
+func summaryValue(s *Summary) any {
+	if s == nil {
+		return nil
+	}
+	return s.Object()
+}
+
+// Object returns {count, mean, p50, p99}.
+func (s Summary) Object() Object {
+	return Object{{"count", s.Count}, {"mean", s.Mean}, {"p50", s.P50}, {"p99", s.P99}}
+}
+
+// Object returns the `score` layout of a session: {"kind": "session",
+// "request_metrics": […], "session_metrics": {…}, "output_tokens": n}.
+func (r SessionResult) Object() Object {
+	rows := make([]any, len(r.Rows))
+	for i, row := range r.Rows {
+		rows[i] = row.Object()
+	}
+	return Object{
+		{"kind", trace.KindSession},
+		{"request_metrics", rows},
+		{"session_metrics", r.Summary.Object()},
+		{"output_tokens", r.OutputTokens},
+	}
+}
+
+// MarshalJSON writes the `score` layout (see Object).
+func (r SessionResult) MarshalJSON() ([]byte, error) { return r.Object().MarshalJSON() }

@@ -1,0 +1,348 @@
+package protocol
+
+import "encoding/json"
+
+// SessionUpdate is the client's first message (PROTOCOL.md §2.1).
+type SessionUpdate struct {
+	Header
+	Session *SessionConfig `json:"session,omitempty"`
+}
+
+// SessionConfig is the "session" object of session.update.
+type SessionConfig struct {
+	Model                string          `json:"model,omitempty"`
+	Modalities           []string        `json:"modalities,omitzero"`
+	InputAudioFormat     string          `json:"input_audio_format,omitempty"`
+	OutputAudioFormat    string          `json:"output_audio_format,omitempty"`
+	SampleRateHz         *int            `json:"sample_rate_hz,omitempty"` // input rate
+	Audio                *AudioConfig    `json:"audio,omitempty"`
+	TurnDetection        json.RawMessage `json:"turn_detection,omitempty"` // null (model-native) or {"type":"server_vad",…}
+	Instructions         string          `json:"instructions,omitempty"`
+	RefAudio             string          `json:"ref_audio,omitempty"` // data:audio/wav;base64,…
+	Voice                string          `json:"voice,omitempty"`
+	Temperature          *float64        `json:"temperature,omitempty"`
+	OverlapPolicy        string          `json:"overlap_policy,omitempty"`
+	PlaybackCommitPolicy string          `json:"playback_commit_policy,omitempty"`
+	IdleTimeoutS         *float64        `json:"idle_timeout_s,omitempty"`
+	SessionID            string          `json:"session_id,omitempty"`
+	ExtraBody            *ExtraBody      `json:"extra_body,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// AudioConfig is session.audio: {"input":{…},"output":{…}}.
+type AudioConfig struct {
+	Input  *AudioFormat `json:"input,omitempty"`
+	Output *AudioFormat `json:"output,omitempty"`
+}
+
+// AudioFormat is one direction of session.audio.
+type AudioFormat struct {
+	SampleRateHz *int   `json:"sample_rate_hz,omitempty"`
+	Format       string `json:"format,omitempty"`
+}
+
+// ExtraBody holds session.extra_body's model-specific knobs.
+type ExtraBody struct {
+	AutoResponse           *bool  `json:"auto_response,omitempty"`
+	MiniCPMO45NativeDuplex *bool  `json:"minicpmo45_native_duplex,omitempty"`
+	ForceListenCount       *int   `json:"force_listen_count,omitempty"`
+	ReturnStageMetrics     *bool  `json:"return_stage_metrics,omitempty"`
+	DuplexInitialUserText  string `json:"duplex_initial_user_text,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// InputRateHz returns the declared input rate (sample_rate_hz, else
+// audio.input.sample_rate_hz), or 0 when none is declared.
+func (c *SessionConfig) InputRateHz() int {
+	if c == nil {
+		return 0
+	}
+	if c.SampleRateHz != nil {
+		return *c.SampleRateHz
+	}
+	if c.Audio != nil && c.Audio.Input != nil && c.Audio.Input.SampleRateHz != nil {
+		return *c.Audio.Input.SampleRateHz
+	}
+	return 0
+}
+
+// OutputRateHz returns audio.output.sample_rate_hz, or 0 when absent (the
+// server reads the output rate from the nested block only).
+func (c *SessionConfig) OutputRateHz() int {
+	if c != nil && c.Audio != nil && c.Audio.Output != nil && c.Audio.Output.SampleRateHz != nil {
+		return *c.Audio.Output.SampleRateHz
+	}
+	return 0
+}
+
+// ServerVAD reports whether turn_detection is an object of type server_vad.
+func (c *SessionConfig) ServerVAD() bool {
+	if c == nil || len(c.TurnDetection) == 0 {
+		return false
+	}
+	var td struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(c.TurnDetection, &td) == nil && td.Type == "server_vad"
+}
+
+// Validate requires the session object.
+func (e *SessionUpdate) Validate() error {
+	if e.Session == nil {
+		return required(e.Type, "session")
+	}
+	return nil
+}
+
+// InputAudioBufferAppend carries one chunk of PCM16 input (§3.1).
+type InputAudioBufferAppend struct {
+	Header
+	Audio            string   `json:"audio,omitempty"`
+	Delta            string   `json:"delta,omitempty"` // alternate payload key the server accepts
+	InputAudioFormat string   `json:"input_audio_format,omitempty"`
+	Format           string   `json:"format,omitempty"`
+	SampleRateHz     *int     `json:"sample_rate_hz,omitempty"`
+	SampleRate       *int     `json:"sample_rate,omitempty"` // alternate rate key
+	DurationMs       *int64   `json:"duration_ms,omitempty"`
+	AudioEndMs       *int64   `json:"audio_end_ms,omitempty"`
+	IsSpeech         *bool    `json:"is_speech,omitempty"`
+	VideoFrames      []string `json:"video_frames,omitzero"`
+}
+
+// Payload returns audio, else delta.
+func (e *InputAudioBufferAppend) Payload() string {
+	if e.Audio != "" {
+		return e.Audio
+	}
+	return e.Delta
+}
+
+// RateHz returns sample_rate_hz, else sample_rate, else 0.
+func (e *InputAudioBufferAppend) RateHz() int {
+	switch {
+	case e.SampleRateHz != nil:
+		return *e.SampleRateHz
+	case e.SampleRate != nil:
+		return *e.SampleRate
+	}
+	return 0
+}
+
+// AudioFormatName returns input_audio_format, else format, else "".
+func (e *InputAudioBufferAppend) AudioFormatName() string {
+	if e.InputAudioFormat != "" {
+		return e.InputAudioFormat
+	}
+	return e.Format
+}
+
+// Validate requires a payload (audio or delta).
+func (e *InputAudioBufferAppend) Validate() error {
+	if e.Payload() == "" {
+		return required(e.Type, "audio")
+	}
+	return nil
+}
+
+// InputAudioBufferCommit ends the input turn (§3.2).
+type InputAudioBufferCommit struct {
+	Header
+	Final          *bool `json:"final,omitempty"`
+	ResponseCreate *bool `json:"response_create,omitempty"`
+}
+
+// Validate accepts any commit.
+func (e *InputAudioBufferCommit) Validate() error { return nil }
+
+// PlaybackAck reports cumulative playback progress of one response (§3.3).
+// Times are float64 so fractional values from lenient clients still decode;
+// reference clients send integers.
+type PlaybackAck struct {
+	Header
+	ResponseID  string   `json:"response_id,omitempty"`
+	ItemID      string   `json:"item_id,omitempty"`
+	PlayedMs    *float64 `json:"played_ms,omitempty"`
+	CommittedMs *float64 `json:"committed_ms,omitempty"`
+}
+
+// Validate requires response_id and played_ms.
+func (e *PlaybackAck) Validate() error {
+	if e.ResponseID == "" {
+		return required(e.Type, "response_id")
+	}
+	if e.PlayedMs == nil {
+		return required(e.Type, "played_ms")
+	}
+	if *e.PlayedMs < 0 {
+		return &FieldError{Event: e.Type, Field: "played_ms", Reason: "negative"}
+	}
+	return nil
+}
+
+// SimpleClientEvent is a client event with no modelled fields:
+// session.close, session.heartbeat, input_audio_buffer.clear, response.create,
+// conversation.item.* (and the close_session alias).
+type SimpleClientEvent struct {
+	Header
+}
+
+// Validate accepts any such event.
+func (e *SimpleClientEvent) Validate() error { return nil }
+
+// SessionEventAck acknowledges a journalled server event.
+type SessionEventAck struct {
+	Header
+	ServerEventSeq *int64 `json:"server_event_seq,omitempty"`
+}
+
+// Validate requires server_event_seq.
+func (e *SessionEventAck) Validate() error {
+	if e.ServerEventSeq == nil {
+		return required(e.Type, "server_event_seq")
+	}
+	return nil
+}
+
+// SessionResume is the first message of a resumed transport.
+type SessionResume struct {
+	Header
+	SessionID                  string `json:"session_id,omitempty"`
+	Incarnation                *int64 `json:"incarnation,omitempty"`
+	ResumeToken                string `json:"resume_token,omitempty"`
+	LastReceivedServerEventSeq *int64 `json:"last_received_server_event_seq,omitempty"`
+}
+
+// Validate requires session_id and resume_token.
+func (e *SessionResume) Validate() error {
+	if e.SessionID == "" {
+		return required(e.Type, "session_id")
+	}
+	if e.ResumeToken == "" {
+		return required(e.Type, "resume_token")
+	}
+	return nil
+}
+
+// ResponseCancel cancels the active (or the named) response.
+type ResponseCancel struct {
+	Header
+	ResponseID string `json:"response_id,omitempty"`
+}
+
+// Validate accepts any cancel.
+func (e *ResponseCancel) Validate() error { return nil }
+
+// OutputAudioBufferClear asks the server to stop playback output.
+type OutputAudioBufferClear struct {
+	Header
+	ResponseID string `json:"response_id,omitempty"`
+}
+
+// Validate accepts any clear.
+func (e *OutputAudioBufferClear) Validate() error { return nil }
+
+func init() {
+	register(func() Event { return new(SessionUpdate) }, TypeSessionUpdate)
+	register(func() Event { return new(InputAudioBufferAppend) }, TypeInputAudioBufferAppend, TypeLegacyPushChunk, TypeLegacyInputAudioAppend)
+	register(func() Event { return new(InputAudioBufferCommit) }, TypeInputAudioBufferCommit)
+	register(func() Event { return new(PlaybackAck) }, TypePlaybackAck, TypeLegacyPlaybackAck)
+	register(func() Event { return new(SimpleClientEvent) }, TypeSessionClose, TypeLegacyCloseSession, TypeSessionHeartbeat,
+		TypeInputAudioBufferClear, TypeResponseCreate, TypeConversationItemCreate, TypeConversationItemDelete, TypeConversationItemTrunc)
+	register(func() Event { return new(SessionEventAck) }, TypeSessionEventAck)
+	register(func() Event { return new(SessionResume) }, TypeSessionResume)
+	register(func() Event { return new(ResponseCancel) }, TypeResponseCancel)
+	register(func() Event { return new(OutputAudioBufferClear) }, TypeOutputAudioBufferClear)
+}
+
+// JSON methods: modelled fields + preserved unknown keys.
+
+func (e *SessionUpdate) UnmarshalJSON(b []byte) error {
+	type plain SessionUpdate
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e SessionUpdate) MarshalJSON() ([]byte, error) {
+	type plain SessionUpdate
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *SessionConfig) UnmarshalJSON(b []byte) error {
+	type plain SessionConfig
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e SessionConfig) MarshalJSON() ([]byte, error) {
+	type plain SessionConfig
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *ExtraBody) UnmarshalJSON(b []byte) error {
+	type plain ExtraBody
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e ExtraBody) MarshalJSON() ([]byte, error) {
+	type plain ExtraBody
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *InputAudioBufferAppend) UnmarshalJSON(b []byte) error {
+	type plain InputAudioBufferAppend
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e InputAudioBufferAppend) MarshalJSON() ([]byte, error) {
+	type plain InputAudioBufferAppend
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *InputAudioBufferCommit) UnmarshalJSON(b []byte) error {
+	type plain InputAudioBufferCommit
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e InputAudioBufferCommit) MarshalJSON() ([]byte, error) {
+	type plain InputAudioBufferCommit
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *PlaybackAck) UnmarshalJSON(b []byte) error {
+	type plain PlaybackAck
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e PlaybackAck) MarshalJSON() ([]byte, error) {
+	type plain PlaybackAck
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *SimpleClientEvent) UnmarshalJSON(b []byte) error {
+	type plain SimpleClientEvent
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e SimpleClientEvent) MarshalJSON() ([]byte, error) {
+	type plain SimpleClientEvent
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *SessionEventAck) UnmarshalJSON(b []byte) error {
+	type plain SessionEventAck
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e SessionEventAck) MarshalJSON() ([]byte, error) {
+	type plain SessionEventAck
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *SessionResume) UnmarshalJSON(b []byte) error {
+	type plain SessionResume
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e SessionResume) MarshalJSON() ([]byte, error) {
+	type plain SessionResume
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *ResponseCancel) UnmarshalJSON(b []byte) error {
+	type plain ResponseCancel
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e ResponseCancel) MarshalJSON() ([]byte, error) {
+	type plain ResponseCancel
+	return encodeKeep(plain(e), e.Extra)
+}
+func (e *OutputAudioBufferClear) UnmarshalJSON(b []byte) error {
+	type plain OutputAudioBufferClear
+	return decodeKeep(b, (*plain)(e), &e.Extra)
+}
+func (e OutputAudioBufferClear) MarshalJSON() ([]byte, error) {
+	type plain OutputAudioBufferClear
+	return encodeKeep(plain(e), e.Extra)
+}

@@ -1,0 +1,630 @@
+package protocol
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+)
+
+// SessionCreated confirms the session (§2.2). Example B of §2.2 — just
+// {"type":"session.created"} — is valid.
+type SessionCreated struct {
+	ServerHeader
+	Session              *SessionInfo `json:"session,omitempty"`
+	ResumeToken          string       `json:"resume_token,omitempty"`
+	Incarnation          *int64       `json:"incarnation,omitempty"`
+	AttachmentGeneration *int64       `json:"attachment_generation,omitempty"`
+}
+
+// SessionUpdated answers the opening session.update once (new servers).
+type SessionUpdated struct {
+	ServerHeader
+	Session *SessionInfo `json:"session,omitempty"`
+}
+
+// SessionInfo is the "session" object of session.created / session.updated.
+type SessionInfo struct {
+	ID                string        `json:"id,omitempty"`
+	SessionID         string        `json:"session_id,omitempty"`
+	Object            string        `json:"object,omitempty"`
+	Model             string        `json:"model,omitempty"`
+	Voice             string        `json:"voice,omitempty"`
+	Modalities        []string      `json:"modalities,omitzero"`
+	InputAudioFormat  string        `json:"input_audio_format,omitempty"`
+	OutputAudioFormat string        `json:"output_audio_format,omitempty"`
+	Capabilities      *Capabilities `json:"capabilities,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// SessionIdentity returns id, else session_id.
+func (s *SessionInfo) SessionIdentity() string {
+	if s == nil {
+		return ""
+	}
+	if s.ID != "" {
+		return s.ID
+	}
+	return s.SessionID
+}
+
+// Capabilities is session.capabilities.
+type Capabilities struct {
+	ImplementationLevel     string   `json:"implementation_level,omitempty"`
+	SupportsBargeIn         *bool    `json:"supports_barge_in,omitempty"`
+	SupportsPlaybackAck     *bool    `json:"supports_playback_ack,omitempty"`
+	SupportsInputAppend     *bool    `json:"supports_input_append,omitempty"`
+	SupportsSessionResume   *bool    `json:"supports_session_resume,omitempty"`
+	SupportsTurnCommitOnly  *bool    `json:"supports_turn_commit_only,omitempty"`
+	ChunkPeriodMs           *int     `json:"chunk_period_ms,omitempty"`
+	InputModes              []string `json:"input_modes,omitzero"`
+	RequiredInputModalities []string `json:"required_input_modalities,omitzero"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// DefaultChunkPeriodMs is the model unit a client assumes when
+// capabilities.chunk_period_ms is absent.
+const DefaultChunkPeriodMs = 1000
+
+// ChunkPeriod returns capabilities.chunk_period_ms, or DefaultChunkPeriodMs.
+func (e *SessionCreated) ChunkPeriod() int {
+	if e.Session != nil && e.Session.Capabilities != nil && e.Session.Capabilities.ChunkPeriodMs != nil && *e.Session.Capabilities.ChunkPeriodMs > 0 {
+		return *e.Session.Capabilities.ChunkPeriodMs
+	}
+	return DefaultChunkPeriodMs
+}
+
+// ResponseObject is the "response" object of response.* events.
+type ResponseObject struct {
+	ID            string            `json:"id,omitempty"`
+	Object        string            `json:"object,omitempty"`
+	Status        string            `json:"status,omitempty"`
+	StatusDetails json.RawMessage   `json:"status_details,omitempty"` // null or {type, reason}
+	Output        []OutputItem      `json:"output,omitzero"`
+	Modalities    []string          `json:"modalities,omitzero"`
+	Metadata      *ResponseMetadata `json:"metadata,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// StatusDetails is the object form of response.status_details.
+type StatusDetails struct {
+	Type   string `json:"type,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ResponseMetadata is response.metadata.
+type ResponseMetadata struct {
+	DuplexEvent            *DuplexEvent    `json:"duplex_event,omitempty"`
+	ModelListen            *bool           `json:"model_listen,omitempty"`
+	Buffering              *bool           `json:"buffering,omitempty"`
+	Reason                 string          `json:"reason,omitempty"`
+	ResponseRequestMetrics *RequestMetrics `json:"response_request_metrics,omitempty"`
+	VLLMOmni               *VLLMOmni       `json:"vllm_omni,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// DuplexEvent is response.metadata.duplex_event, the server's internal event.
+type DuplexEvent struct {
+	Type                   string          `json:"type,omitempty"`
+	ResponseID             string          `json:"response_id,omitempty"`
+	Epoch                  *int            `json:"epoch,omitempty"`
+	ResponseRequestMetrics *RequestMetrics `json:"response_request_metrics,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// OutputItem is one element of response.output.
+type OutputItem struct {
+	ID      string        `json:"id,omitempty"`
+	Type    string        `json:"type,omitempty"`
+	Role    string        `json:"role,omitempty"`
+	Status  string        `json:"status,omitempty"`
+	Content []ContentPart `json:"content,omitzero"`
+}
+
+// ContentPart is one element of an output item's content, or the "part" of
+// response.content_part.*.
+type ContentPart struct {
+	Type       string `json:"type,omitempty"`
+	Transcript string `json:"transcript"`
+}
+
+// EventMetadata is the "metadata" of output events (§4.3, §4.4).
+type EventMetadata struct {
+	AudioDurationMs        *float64                   `json:"audio_duration_ms,omitempty"` // cumulative for the response
+	EndOfTurn              *bool                      `json:"end_of_turn,omitempty"`
+	ModelSpeak             *bool                      `json:"model_speak,omitempty"`
+	Playback               *PlaybackCursor            `json:"playback,omitempty"`
+	VLLMOmni               *VLLMOmni                  `json:"vllm_omni,omitempty"`
+	ResponseRequestMetrics *RequestMetrics            `json:"response_request_metrics,omitempty"`
+	StageMetrics           map[string]*StageMetrics   `json:"stage_metrics,omitempty"`
+	AudioTextMarks         []AudioTextMark            `json:"audio_text_marks,omitzero"`
+	Extra                  map[string]json.RawMessage `json:"-"`
+}
+
+// PlaybackCursor is metadata.playback, the server's cursor.
+type PlaybackCursor struct {
+	GeneratedMs float64 `json:"generated_ms"`
+	SentMs      float64 `json:"sent_ms"`
+	PlayedMs    float64 `json:"played_ms"`
+	CommittedMs float64 `json:"committed_ms"`
+}
+
+// AudioTextMark aligns transcript characters with audio time.
+type AudioTextMark struct {
+	TextChars  int     `json:"text_chars"`
+	AudioEndMs float64 `json:"audio_end_ms"`
+}
+
+// VLLMOmni is metadata.vllm_omni.
+type VLLMOmni struct {
+	ResponseRequestMetrics *RequestMetrics          `json:"response_request_metrics,omitempty"`
+	StageMetrics           map[string]*StageMetrics `json:"stage_metrics,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Source value of server-timed request metrics.
+const SourceServerMonotonic = "server_monotonic_request_start"
+
+// RequestMetrics is response_request_metrics (§4.9): server-monotonic
+// milliseconds from the model-turn request start.
+type RequestMetrics struct {
+	Source            string             `json:"source,omitempty"`
+	MeasurementOrigin *MeasurementOrigin `json:"measurement_origin,omitempty"`
+	TTFTMs            *float64           `json:"ttft_ms,omitempty"`
+	TTFPMs            *float64           `json:"ttfp_ms,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// MeasurementOrigin describes the start and end points of TTFT and TTFP.
+type MeasurementOrigin struct {
+	TTFT string `json:"ttft,omitempty"`
+	TTFP string `json:"ttfp,omitempty"`
+}
+
+// Reference server wording of MeasurementOrigin (§4.9).
+const (
+	OriginTTFT = "accepted native-append start to first non-empty text output; pending turns keep the latest append before first output, so overlapping user speech shortens TTFT"
+	OriginTTFP = "accepted native-append start to first audio output; pending turns keep the latest append before first output, so overlapping user speech shortens TTFP"
+)
+
+// StageMetrics is one stage's cumulative engine snapshot (§4.10).
+type StageMetrics struct {
+	NumTokensOut *int      `json:"num_tokens_out,omitempty"`
+	VLLMTTFTMs   *float64  `json:"vllm_ttft_ms,omitempty"`
+	VLLMTPOTMs   *float64  `json:"vllm_tpot_ms,omitempty"`
+	VLLMITLMs    *float64  `json:"vllm_itl_ms,omitempty"`
+	VLLMITLsMs   []float64 `json:"vllm_itls_ms,omitzero"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// RequestMetrics returns the first response_request_metrics of m in the
+// metadata lookup order of §4.9 (metadata.*, then metadata.vllm_omni.*).
+func (m *EventMetadata) RequestMetrics() *RequestMetrics {
+	if m == nil {
+		return nil
+	}
+	if m.ResponseRequestMetrics != nil {
+		return m.ResponseRequestMetrics
+	}
+	if m.VLLMOmni != nil {
+		return m.VLLMOmni.ResponseRequestMetrics
+	}
+	return nil
+}
+
+// ResponseCreated opens a response (§4.1).
+type ResponseCreated struct {
+	ServerHeader
+	ResponseID string          `json:"response_id,omitempty"`
+	Response   *ResponseObject `json:"response,omitempty"`
+}
+
+// ResponseIdentity applies the identity rule.
+func (e *ResponseCreated) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
+
+// Validate requires a response identity.
+func (e *ResponseCreated) Validate() error {
+	if e.ResponseIdentity() == "" {
+		return required(e.Type, "response_id")
+	}
+	return nil
+}
+
+// ResponseDone closes a response (§4.5).
+type ResponseDone struct {
+	ServerHeader
+	ResponseID string          `json:"response_id,omitempty"`
+	Response   *ResponseObject `json:"response,omitempty"`
+}
+
+// ResponseIdentity applies the identity rule.
+func (e *ResponseDone) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
+
+// Status returns response.status ("" when absent).
+func (e *ResponseDone) Status() string {
+	if e.Response == nil {
+		return ""
+	}
+	return e.Response.Status
+}
+
+// Validate requires a response identity.
+func (e *ResponseDone) Validate() error {
+	if e.ResponseIdentity() == "" {
+		return required(e.Type, "response_id")
+	}
+	return nil
+}
+
+// ResponseSpeak is the model's decision to speak (§4.2).
+type ResponseSpeak struct {
+	ServerHeader
+	ResponseID   string         `json:"response_id,omitempty"`
+	ItemID       string         `json:"item_id,omitempty"`
+	OutputIndex  *int           `json:"output_index,omitempty"`
+	ContentIndex *int           `json:"content_index,omitempty"`
+	Metadata     *EventMetadata `json:"metadata,omitempty"`
+}
+
+// ResponseIdentity returns response_id.
+func (e *ResponseSpeak) ResponseIdentity() string { return e.ResponseID }
+
+// Validate requires response_id.
+func (e *ResponseSpeak) Validate() error {
+	if e.ResponseID == "" {
+		return required(e.Type, "response_id")
+	}
+	return nil
+}
+
+// ResponseListen is a listen beat (no response_id) or the terminal listen
+// decision of a response (§4.2).
+type ResponseListen struct {
+	ServerHeader
+	SessionID  string          `json:"session_id,omitempty"`
+	Epoch      *int            `json:"epoch,omitempty"`
+	ResponseID string          `json:"response_id,omitempty"`
+	Response   *ResponseObject `json:"response,omitempty"`
+}
+
+// ResponseIdentity applies the identity rule ("" for a listen beat).
+func (e *ResponseListen) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
+
+// ModelDecision reports response.metadata.model_listen == true and buffering
+// not true (a genuine model decision, §5 completion rule).
+func (e *ResponseListen) ModelDecision() bool {
+	if e.Response == nil || e.Response.Metadata == nil || e.Response.Metadata.ModelListen == nil {
+		return false
+	}
+	md := e.Response.Metadata
+	return *md.ModelListen && (md.Buffering == nil || !*md.Buffering)
+}
+
+// Validate accepts any listen.
+func (e *ResponseListen) Validate() error { return nil }
+
+// AudioDelta is one output audio packet: response.output_audio.delta, or
+// the legacy response.audio.delta (same fields; Type tells them apart).
+type AudioDelta struct {
+	ServerHeader
+	ResponseID   string         `json:"response_id,omitempty"`
+	ItemID       string         `json:"item_id,omitempty"`
+	OutputIndex  *int           `json:"output_index,omitempty"`
+	ContentIndex *int           `json:"content_index,omitempty"`
+	Delta        string         `json:"delta,omitempty"`
+	Audio        string         `json:"audio,omitempty"`
+	Format       string         `json:"format,omitempty"`
+	SampleRateHz *int           `json:"sample_rate_hz,omitempty"`
+	Metadata     *EventMetadata `json:"metadata,omitempty"`
+}
+
+// ResponseIdentity returns response_id.
+func (e *AudioDelta) ResponseIdentity() string { return e.ResponseID }
+
+// Payload returns delta, else audio (an empty delta falls through).
+func (e *AudioDelta) Payload() string {
+	if e.Delta != "" {
+		return e.Delta
+	}
+	return e.Audio
+}
+
+// DecodePayload base64-decodes the payload.
+func (e *AudioDelta) DecodePayload() ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(e.Payload())
+	if err != nil {
+		return nil, fmt.Errorf("protocol: %s %s: %w", e.Type, e.ResponseID, err)
+	}
+	return b, nil
+}
+
+// RateHz returns sample_rate_hz, or DefaultOutputRateHz when absent.
+func (e *AudioDelta) RateHz() int {
+	if e.SampleRateHz != nil && *e.SampleRateHz > 0 {
+		return *e.SampleRateHz
+	}
+	return DefaultOutputRateHz
+}
+
+// Validate requires response_id and a payload.
+func (e *AudioDelta) Validate() error {
+	if e.ResponseID == "" {
+		return required(e.Type, "response_id")
+	}
+	if e.Payload() == "" {
+		return required(e.Type, "delta")
+	}
+	return nil
+}
+
+// TextDelta is assistant text: response.output_audio_transcript.delta,
+// response.output_text.delta, response.text.delta, or the legacy
+// response.audio_transcript.delta.
+type TextDelta struct {
+	ServerHeader
+	ResponseID   string         `json:"response_id,omitempty"`
+	ItemID       string         `json:"item_id,omitempty"`
+	OutputIndex  *int           `json:"output_index,omitempty"`
+	ContentIndex *int           `json:"content_index,omitempty"`
+	Delta        string         `json:"delta"`
+	Metadata     *EventMetadata `json:"metadata,omitempty"`
+}
+
+// ResponseIdentity returns response_id.
+func (e *TextDelta) ResponseIdentity() string { return e.ResponseID }
+
+// Validate requires response_id.
+func (e *TextDelta) Validate() error {
+	if e.ResponseID == "" {
+		return required(e.Type, "response_id")
+	}
+	return nil
+}
+
+// OutputDone ends one output stream of a response: output_audio.done,
+// output_audio_transcript.done (Transcript), output_text.done (Text), and
+// the legacy audio.done / audio_transcript.done.
+type OutputDone struct {
+	ServerHeader
+	ResponseID   string `json:"response_id,omitempty"`
+	ItemID       string `json:"item_id,omitempty"`
+	OutputIndex  *int   `json:"output_index,omitempty"`
+	ContentIndex *int   `json:"content_index,omitempty"`
+	Transcript   string `json:"transcript,omitempty"`
+	Text         string `json:"text,omitempty"`
+}
+
+// ResponseIdentity returns response_id.
+func (e *OutputDone) ResponseIdentity() string { return e.ResponseID }
+
+// Validate requires response_id.
+func (e *OutputDone) Validate() error {
+	if e.ResponseID == "" {
+		return required(e.Type, "response_id")
+	}
+	return nil
+}
+
+// ContentPartEvent is response.content_part.added / .done.
+type ContentPartEvent struct {
+	ServerHeader
+	ResponseID   string       `json:"response_id,omitempty"`
+	ItemID       string       `json:"item_id,omitempty"`
+	OutputIndex  *int         `json:"output_index,omitempty"`
+	ContentIndex *int         `json:"content_index,omitempty"`
+	Part         *ContentPart `json:"part,omitempty"`
+}
+
+// Validate accepts any content-part event.
+func (e *ContentPartEvent) Validate() error { return nil }
+
+// OutputItemEvent is response.output_item.added / .done.
+type OutputItemEvent struct {
+	ServerHeader
+	ResponseID  string      `json:"response_id,omitempty"`
+	OutputIndex *int        `json:"output_index,omitempty"`
+	Item        *OutputItem `json:"item,omitempty"`
+}
+
+// Validate accepts any output-item event.
+func (e *OutputItemEvent) Validate() error { return nil }
+
+// ConversationItemEvent is conversation.item.added / .created / .done.
+type ConversationItemEvent struct {
+	ServerHeader
+	PreviousItemID *string     `json:"previous_item_id,omitempty"`
+	Item           *OutputItem `json:"item,omitempty"`
+}
+
+// Validate accepts any conversation-item event.
+func (e *ConversationItemEvent) Validate() error { return nil }
+
+// RateLimitsUpdated follows response.done (rate_limits: [] in practice).
+type RateLimitsUpdated struct {
+	ServerHeader
+	RateLimits []json.RawMessage `json:"rate_limits,omitzero"`
+}
+
+// Validate accepts any rate-limit event.
+func (e *RateLimitsUpdated) Validate() error { return nil }
+
+// OutputAudioBufferCleared tells the player to stop a response now (barge-in, §4.6).
+type OutputAudioBufferCleared struct {
+	ServerHeader
+	ResponseID string `json:"response_id,omitempty"`
+}
+
+// ResponseIdentity returns response_id.
+func (e *OutputAudioBufferCleared) ResponseIdentity() string { return e.ResponseID }
+
+// Validate requires response_id.
+func (e *OutputAudioBufferCleared) Validate() error {
+	if e.ResponseID == "" {
+		return required(e.Type, "response_id")
+	}
+	return nil
+}
+
+// InputAudioBufferCommitted answers a commit (§4.7). PreviousItemID is
+// written as null when nil, as the reference server does.
+type InputAudioBufferCommitted struct {
+	ServerHeader
+	PreviousItemID *string     `json:"previous_item_id"`
+	ItemID         string      `json:"item_id,omitempty"`
+	Event          *CommitInfo `json:"event,omitempty"`
+}
+
+// CommitInfo is input_audio_buffer.committed's internal event.
+type CommitInfo struct {
+	Type            string `json:"type,omitempty"`
+	InputCommitSeq  *int   `json:"input_commit_seq,omitempty"`
+	OverlapDeferred *bool  `json:"overlap_deferred,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Validate accepts any committed event.
+func (e *InputAudioBufferCommitted) Validate() error { return nil }
+
+// SpeechEvent is input_audio_buffer.speech_started / .speech_stopped.
+type SpeechEvent struct {
+	ServerHeader
+	AudioStartMs *int64 `json:"audio_start_ms,omitempty"`
+	AudioEndMs   *int64 `json:"audio_end_ms,omitempty"`
+	ItemID       string `json:"item_id,omitempty"`
+}
+
+// Validate accepts any speech event.
+func (e *SpeechEvent) Validate() error { return nil }
+
+// PlaybackAcknowledged echoes a playback.ack (§4.8).
+type PlaybackAcknowledged struct {
+	ServerHeader
+	Event *PlaybackAckInfo `json:"event,omitempty"`
+}
+
+// PlaybackAckInfo is playback.acknowledged's event object.
+type PlaybackAckInfo struct {
+	Type             string   `json:"type,omitempty"`
+	ResponseID       string   `json:"response_id,omitempty"`
+	PlayedMs         *float64 `json:"played_ms,omitempty"`
+	CommittedMs      *float64 `json:"committed_ms,omitempty"`
+	HistoryCommitted *bool    `json:"history_committed,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Validate accepts any acknowledgement.
+func (e *PlaybackAcknowledged) Validate() error { return nil }
+
+// SessionClosed ends the session (§4.11).
+type SessionClosed struct {
+	ServerHeader
+	SessionID string         `json:"session_id,omitempty"`
+	Reason    string         `json:"reason,omitempty"`
+	Event     *InternalEvent `json:"event,omitempty"`
+}
+
+// InternalEvent is the "event" object of session.closed (older servers put
+// the reason there).
+type InternalEvent struct {
+	Type   string `json:"type,omitempty"`
+	Reason string `json:"reason,omitempty"`
+
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// CloseReason returns reason ?? event.reason.
+func (e *SessionClosed) CloseReason() string {
+	if e.Reason != "" {
+		return e.Reason
+	}
+	if e.Event != nil {
+		return e.Event.Reason
+	}
+	return ""
+}
+
+// Reason a server gives after the client's session.close.
+const ReasonClientClose = "client_close"
+
+// Validate accepts any session.closed.
+func (e *SessionClosed) Validate() error { return nil }
+
+// SessionStatus is session.expired, session.heartbeat_ack, session.replaced,
+// session.resync_required and session.resumed: {session_id, reason?}.
+type SessionStatus struct {
+	ServerHeader
+	SessionID string `json:"session_id,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Validate accepts any status event.
+func (e *SessionStatus) Validate() error { return nil }
+
+// TurnEvent is the new server's turn.event (informational).
+type TurnEvent struct {
+	ServerHeader
+	SessionID string `json:"session_id,omitempty"`
+	Event     string `json:"event,omitempty"`
+	TurnState string `json:"turn_state,omitempty"`
+	Epoch     *int   `json:"epoch,omitempty"`
+}
+
+// Validate accepts any turn event.
+func (e *TurnEvent) Validate() error { return nil }
+
+// OverlapDecision is the new server's overlap.decision (informational).
+type OverlapDecision struct {
+	ServerHeader
+	SessionID string          `json:"session_id,omitempty"`
+	Epoch     *int            `json:"epoch,omitempty"`
+	Policy    string          `json:"policy,omitempty"`
+	Action    string          `json:"action,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	Metadata  json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Validate accepts any overlap decision.
+func (e *OverlapDecision) Validate() error { return nil }
+
+func init() {
+	register(func() Event { return new(SessionCreated) }, TypeSessionCreated)
+	register(func() Event { return new(SessionUpdated) }, TypeSessionUpdated)
+	register(func() Event { return new(ResponseCreated) }, TypeResponseCreated)
+	register(func() Event { return new(ResponseDone) }, TypeResponseDone)
+	register(func() Event { return new(ResponseSpeak) }, TypeResponseSpeak)
+	register(func() Event { return new(ResponseListen) }, TypeResponseListen)
+	register(func() Event { return new(AudioDelta) }, TypeResponseOutputAudioDelta, TypeLegacyAudioDelta)
+	register(func() Event { return new(TextDelta) }, TypeResponseOutputAudioTranscriptDelta, TypeResponseOutputTextDelta,
+		TypeResponseTextDelta, TypeLegacyAudioTranscriptDelta)
+	register(func() Event { return new(OutputDone) }, TypeResponseOutputAudioDone, TypeResponseOutputAudioTranscriptDone,
+		TypeResponseOutputTextDone, TypeLegacyAudioDone, TypeLegacyAudioTranscriptDone)
+	register(func() Event { return new(ContentPartEvent) }, TypeResponseContentPartAdded, TypeResponseContentPartDone)
+	register(func() Event { return new(OutputItemEvent) }, TypeResponseOutputItemAdded, TypeResponseOutputItemDone)
+	register(func() Event { return new(ConversationItemEvent) }, TypeConversationItemAdded, TypeConversationItemCreated, TypeConversationItemDone)
+	register(func() Event { return new(RateLimitsUpdated) }, TypeRateLimitsUpdated)
+	register(func() Event { return new(OutputAudioBufferCleared) }, TypeOutputAudioBufferCleared)
+	register(func() Event { return new(InputAudioBufferCommitted) }, TypeInputAudioBufferCommitted)
+	register(func() Event { return new(SpeechEvent) }, TypeInputAudioBufferSpeechStarted, TypeInputAudioBufferSpeechStopped)
+	register(func() Event { return new(PlaybackAcknowledged) }, TypePlaybackAcknowledged)
+	register(func() Event { return new(SessionClosed) }, TypeSessionClosed)
+	register(func() Event { return new(SessionStatus) }, TypeSessionExpired, TypeSessionHeartbeatAck, TypeSessionReplaced,
+		TypeSessionResyncRequired, TypeSessionResumed, TypeInputAudioBufferCleared)
+	register(func() Event { return new(ErrorEvent) }, TypeError)
+	register(func() Event { return new(TurnEvent) }, TypeTurnEvent)
+	register(func() Event { return new(OverlapDecision) }, TypeOverlapDecision)
+}
+
+// Validate accepts any session.created (the minimal {"type":"session.created"} is valid).
+func (e *SessionCreated) Validate() error { return nil }
+
+// Validate accepts any session.updated.
+func (e *SessionUpdated) Validate() error { return nil }

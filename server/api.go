@@ -1,0 +1,519 @@
+//go:build !js
+
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/report"
+)
+
+// UploadResponse is the 201 body of POST /api/reports and POST /api/import.
+type UploadResponse struct {
+	ID     string `json:"id"`
+	URL    string `json:"url"`
+	RunURL string `json:"run_url,omitempty"`
+}
+
+// ListItem is one entry of GET /api/reports.
+type ListItem struct {
+	archive.Meta
+	CreatedAt string `json:"created_at"` // RFC 3339
+	URL       string `json:"url"`
+}
+
+// ListResponse is the body of GET /api/reports; Next is null on the last page.
+type ListResponse struct {
+	Reports []ListItem `json:"reports"`
+	Next    *string    `json:"next"`
+}
+
+// RunResponse is the body of GET /api/runs/{run}.
+type RunResponse struct {
+	Report         *report.Report `json:"report"`
+	ShardsReceived []int          `json:"shards_received"`
+	ShardCount     int            `json:"shard_count"`
+	Final          bool           `json:"final"`
+	ShardIDs       []string       `json:"shard_ids"`
+}
+
+// readBody reads at most limit bytes; ok=false means an error was written.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("body exceeds %d bytes", limit), nil)
+			return nil, false
+		}
+		writeError(w, http.StatusBadRequest, "reading body: "+err.Error(), nil)
+		return nil, false
+	}
+	return body, true
+}
+
+func (s *Server) validationFailed(w http.ResponseWriter, kind string, err error) {
+	s.metrics.uploads.WithLabelValues(kind, "invalid").Inc()
+	var ve *report.ValidationError
+	if errors.As(err, &ve) {
+		code := http.StatusBadRequest
+		for _, fe := range ve.Errors {
+			if strings.Contains(fe.Reason, "limit is") && fe.Path == "" {
+				code = http.StatusRequestEntityTooLarge
+			}
+		}
+		writeError(w, code, ve.Error(), ve.Errors)
+		return
+	}
+	writeError(w, http.StatusBadRequest, err.Error(), nil)
+}
+
+func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, int64(s.cfg.Limits.MaxBytes))
+	if !ok {
+		s.metrics.uploads.WithLabelValues("report", "invalid").Inc()
+		return
+	}
+	rep, err := report.Decode(body, s.cfg.Limits)
+	if err != nil {
+		s.validationFailed(w, "report", err)
+		return
+	}
+	s.store(w, r, "report", rep)
+}
+
+func (s *Server) handleImport(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, int64(s.cfg.Limits.MaxBytes))
+	if !ok {
+		s.metrics.uploads.WithLabelValues("import", "invalid").Inc()
+		return
+	}
+	q := r.URL.Query()
+	rep, err := report.Import(body, s.cfg.Limits, report.ImportOptions{
+		Model: q.Get("model"), TargetURL: q.Get("target_url"), Dataset: q.Get("dataset"), Version: s.cfg.Version,
+	})
+	if err != nil {
+		s.validationFailed(w, "import", err)
+		return
+	}
+	s.store(w, r, "import", rep)
+}
+
+// store assigns an id, stores the report and answers 201.
+func (s *Server) store(w http.ResponseWriter, r *http.Request, kind string, rep *report.Report) {
+	key := r.Header.Get("Idempotency-Key")
+	if len(key) > 200 || strings.ContainsFunc(key, func(c rune) bool { return c < 0x20 || c > 0x7e }) {
+		s.metrics.uploads.WithLabelValues(kind, "invalid").Inc()
+		writeError(w, http.StatusBadRequest, "Idempotency-Key must be at most 200 printable ASCII characters", nil)
+		return
+	}
+	rec, err := archive.NewRecord(rep, s.cfg.NewID(), s.now())
+	if err != nil {
+		s.metrics.uploads.WithLabelValues(kind, "error").Inc()
+		writeError(w, http.StatusInternalServerError, err.Error(), nil)
+		return
+	}
+	// Store even if the client went away: a 201 it may have missed is
+	// covered by its idempotent retry.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+	defer cancel()
+	meta, created, err := s.cfg.Store.Put(ctx, rec, key)
+	switch {
+	case errors.Is(err, archive.ErrIdempotencyConflict):
+		s.metrics.uploads.WithLabelValues(kind, "invalid").Inc()
+		writeError(w, http.StatusConflict, "Idempotency-Key was already used for a different report", nil)
+		return
+	case err != nil:
+		s.metrics.uploads.WithLabelValues(kind, "error").Inc()
+		s.log.Error("store report", "err", err)
+		writeError(w, http.StatusInternalServerError, "storing the report failed", nil)
+		return
+	}
+	result := "created"
+	if !created {
+		result = "replayed"
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	s.metrics.uploads.WithLabelValues(kind, result).Inc()
+	resp := UploadResponse{ID: meta.ID, URL: "/r/" + meta.ID}
+	if meta.RunID != "" {
+		resp.RunURL = "/runs/" + url.PathEscape(meta.RunID)
+	}
+	s.log.Info("report stored", "id", meta.ID, "kind", kind, "model", meta.Model, "responses", meta.Responses, "replayed", !created, "run_id", meta.RunID)
+	w.Header().Set("Location", resp.URL)
+	writeJSON(w, http.StatusCreated, resp)
+}
+
+// pathID returns the {id} path value if it is a valid report id, else
+// writes 400 (path tricks never reach the store).
+func pathID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	if !archive.ValidID(id) {
+		writeError(w, http.StatusBadRequest, "invalid report id (32 characters of a-z2-7)", nil)
+		return "", false
+	}
+	return id, true
+}
+
+func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) (archive.Record, bool) {
+	id, ok := pathID(w, r)
+	if !ok {
+		return archive.Record{}, false
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	rec, err := s.cfg.Store.Get(ctx, id)
+	if errors.Is(err, archive.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no report "+id, nil)
+		return rec, false
+	}
+	if err != nil {
+		s.log.Error("get report", "id", id, "err", err)
+		writeError(w, http.StatusInternalServerError, "reading the report failed", nil)
+		return rec, false
+	}
+	return rec, true
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.getRecord(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(rec.Body)
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	f, err := parseFilter(r.URL.Query())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	page, err := s.cfg.Store.List(ctx, f)
+	if err != nil {
+		if strings.Contains(err.Error(), "bad cursor") {
+			writeError(w, http.StatusBadRequest, err.Error(), nil)
+			return
+		}
+		s.log.Error("list", "err", err)
+		writeError(w, http.StatusInternalServerError, "listing failed", nil)
+		return
+	}
+	resp := ListResponse{Reports: make([]ListItem, 0, len(page.Items))}
+	for _, m := range page.Items {
+		resp.Reports = append(resp.Reports, ListItem{Meta: m, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano), URL: "/r/" + m.ID})
+	}
+	if page.Next != "" {
+		resp.Next = &page.Next
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func parseFilter(q url.Values) (archive.Filter, error) {
+	f := archive.Filter{Model: q.Get("model"), Text: q.Get("text"), RunID: q.Get("run_id"), Cursor: q.Get("cursor")}
+	if f.Text == "" {
+		f.Text = q.Get("q")
+	}
+	for name, v := range map[string]string{"model": f.Model, "text": f.Text, "run_id": f.RunID, "cursor": f.Cursor} {
+		if len(v) > 512 {
+			return f, fmt.Errorf("%s: longer than 512 bytes", name)
+		}
+	}
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			d, err2 := time.Parse(time.DateOnly, v)
+			if err2 != nil {
+				return f, fmt.Errorf("since: want RFC 3339 (2026-12-02T15:04:05Z) or a date (2026-12-02), got %q", v)
+			}
+			t = d
+		}
+		f.Since = t
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 500 {
+			return f, fmt.Errorf("limit: want 1…500, got %q", v)
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	err := s.cfg.Store.Delete(ctx, id)
+	if errors.Is(err, archive.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no report "+id, nil)
+		return
+	}
+	if err != nil {
+		s.log.Error("delete", "id", id, "err", err)
+		writeError(w, http.StatusInternalServerError, "delete failed", nil)
+		return
+	}
+	s.log.Info("report deleted", "id", id)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func decodeRecord(rec archive.Record) (*report.Report, error) {
+	lim := report.DefaultLimits
+	lim.MaxBytes = 0
+	r, err := report.Decode(rec.Body, lim)
+	if err != nil {
+		return nil, fmt.Errorf("stored report %s: %w", rec.ID, err)
+	}
+	return r, nil
+}
+
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	rec, ok := s.getRecord(w, r)
+	if !ok {
+		return
+	}
+	format := r.URL.Query().Get("format")
+	if format == "json" || format == "" {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="duplexscope-`+rec.ID+`.json"`)
+		w.Write(rec.Body)
+		return
+	}
+	rep, err := decodeRecord(rec)
+	if err != nil {
+		s.log.Error("export", "err", err)
+		writeError(w, http.StatusInternalServerError, "stored report is unreadable", nil)
+		return
+	}
+	switch format {
+	case "vllm":
+		b, err := report.VLLM(rep)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error(), nil)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="duplex_metrics.json"`)
+		w.Write(b)
+	case "csv":
+		var buf bytes.Buffer
+		if err := report.CSV(&buf, rep); err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error(), nil)
+			return
+		}
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="duplexscope-`+rec.ID+`.csv"`)
+		w.Write(buf.Bytes())
+	default:
+		writeError(w, http.StatusBadRequest, "format: want json, vllm or csv", nil)
+	}
+}
+
+// attachmentTypes are the content types attachments may be served with;
+// anything else is served as application/octet-stream.
+var attachmentTypes = map[string]bool{
+	"application/json": true, "application/octet-stream": true, "audio/wav": true, "audio/x-wav": true,
+	"audio/wave": true, "audio/webm": true, "audio/ogg": true, "text/csv": true, "application/x-ndjson": true,
+}
+
+func safeContentType(ct string) string {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !attachmentTypes[mt] {
+		return "application/octet-stream"
+	}
+	return mt
+}
+
+// AttachmentResponse is the 201 body of PUT …/attachments/{name}.
+type AttachmentResponse struct {
+	Name      string `json:"name"`
+	SizeBytes int    `json:"size_bytes"`
+	SHA256    string `json:"sha256"`
+	URL       string `json:"url"`
+}
+
+func (s *Server) handlePutAttachment(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r)
+	if !ok {
+		return
+	}
+	name := r.PathValue("name")
+	if err := report.CheckAttachmentName(name); err != nil {
+		s.metrics.uploads.WithLabelValues("attachment", "invalid").Inc()
+		writeError(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	body, ok := readBody(w, r, s.cfg.MaxAttachment)
+	if !ok {
+		s.metrics.uploads.WithLabelValues("attachment", "invalid").Inc()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 60*time.Second)
+	defer cancel()
+	err := s.cfg.Store.PutAttachment(ctx, id, archive.Attachment{Name: name, ContentType: safeContentType(r.Header.Get("Content-Type")), Data: body})
+	switch {
+	case errors.Is(err, archive.ErrNotFound):
+		s.metrics.uploads.WithLabelValues("attachment", "invalid").Inc()
+		writeError(w, http.StatusNotFound, "no report "+id, nil)
+		return
+	case errors.Is(err, archive.ErrTooLarge):
+		s.metrics.uploads.WithLabelValues("attachment", "invalid").Inc()
+		writeError(w, http.StatusRequestEntityTooLarge, "attachment too large", nil)
+		return
+	case err != nil:
+		s.metrics.uploads.WithLabelValues("attachment", "error").Inc()
+		s.log.Error("put attachment", "id", id, "name", name, "err", err)
+		writeError(w, http.StatusInternalServerError, "storing the attachment failed", nil)
+		return
+	}
+	s.metrics.uploads.WithLabelValues("attachment", "created").Inc()
+	sum := sha256.Sum256(body)
+	u := "/api/reports/" + id + "/attachments/" + name
+	w.Header().Set("Location", u)
+	writeJSON(w, http.StatusCreated, AttachmentResponse{Name: name, SizeBytes: len(body), SHA256: hex.EncodeToString(sum[:]), URL: u})
+}
+
+func (s *Server) handleGetAttachment(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r)
+	if !ok {
+		return
+	}
+	name := r.PathValue("name")
+	if err := report.CheckAttachmentName(name); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	a, err := s.cfg.Store.GetAttachment(ctx, id, name)
+	if errors.Is(err, archive.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no attachment "+name, nil)
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "reading the attachment failed", nil)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", safeContentType(a.ContentType))
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("Content-Disposition", `inline; filename="`+name+`"`)
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(a.Data))
+}
+
+// loadRun reads every shard of run (oldest first) and merges them.
+func (s *Server) loadRun(ctx context.Context, run string) (*RunResponse, error) {
+	var recs []archive.Record
+	f := archive.Filter{RunID: run, Limit: 500}
+	for pages := 0; pages < 10; pages++ {
+		p, err := s.cfg.Store.List(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range p.Items {
+			rec, err := s.cfg.Store.Get(ctx, m.ID)
+			if err != nil {
+				return nil, err
+			}
+			recs = append(recs, rec)
+		}
+		if p.Next == "" {
+			break
+		}
+		f.Cursor = p.Next
+	}
+	if len(recs) == 0 {
+		return nil, archive.ErrNotFound
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].CreatedAt.Before(recs[j].CreatedAt) })
+	var shards []*report.Report
+	var ids []string
+	for _, rec := range recs {
+		r, err := decodeRecord(rec)
+		if err != nil {
+			return nil, err
+		}
+		shards = append(shards, r)
+		ids = append(ids, rec.ID)
+	}
+	merged, received, err := report.MergeShards(shards)
+	if err != nil {
+		return nil, err
+	}
+	count := 1
+	if sh := shards[0].Run.Shard; sh != nil {
+		count = sh.Count
+	}
+	merged.ID = ""
+	merged.CreatedAt = recs[0].CreatedAt.UTC().Format(time.RFC3339Nano)
+	return &RunResponse{Report: merged, ShardsReceived: received, ShardCount: count, Final: len(received) == count, ShardIDs: ids}, nil
+}
+
+func (s *Server) runParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+	run := r.PathValue("run")
+	if !report.ValidRunID(run) {
+		writeError(w, http.StatusBadRequest, "invalid run id", nil)
+		return "", false
+	}
+	return run, true
+}
+
+func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
+	run, ok := s.runParam(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	resp, err := s.loadRun(ctx, run)
+	if errors.Is(err, archive.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no run "+run, nil)
+		return
+	}
+	if err != nil {
+		s.log.Error("run", "run", run, "err", err)
+		writeError(w, http.StatusInternalServerError, "merging the run failed: "+err.Error(), nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// Health is the body of GET /healthz.
+type Health struct {
+	Status  string `json:"status"`
+	Version string `json:"version"`
+	Store   string `json:"store"`
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	h := Health{Status: "ok", Version: s.cfg.Version, Store: "ok"}
+	code := http.StatusOK
+	if _, err := s.cfg.Store.List(ctx, archive.Filter{Limit: 1}); err != nil {
+		h.Status, h.Store, code = "degraded", err.Error(), http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, h)
+}

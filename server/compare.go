@@ -1,0 +1,305 @@
+//go:build !js
+
+package server
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/report"
+)
+
+// Resamples is the bootstrap size of the compare page.
+const Resamples = 1000
+
+type compareReport struct {
+	ID, Label string
+	R         *report.Report
+}
+
+type fact struct {
+	Name   string
+	Values []string
+}
+
+type deltaRow struct {
+	Run, Metric, Clock, Stat       string
+	Base, Value, Delta, Pct, CI    string
+	Verdict                        string // regression | improvement | same
+	pct, lo, hi, base, value, diff float64
+}
+
+type compareView struct {
+	Reports      []compareReport
+	Facts        []fact
+	Deltas       []deltaRow
+	Incomparable string
+	Baseline     string
+	Threshold    float64
+	Seed         uint64
+	Resamples    int
+}
+
+// compareMetrics are the per-response metrics compared (lower is better).
+var compareMetrics = []struct{ key, name string }{
+	{"ttfp_ms", "TTFP"}, {"ttft_ms", "TTFT"}, {"rtf", "RTF"},
+}
+
+type statFn func(sorted []float64) float64
+
+var compareStats = []struct {
+	name string
+	f    statFn
+}{
+	{"mean", func(s []float64) float64 {
+		sum := 0.0
+		for _, v := range s {
+			sum += v
+		}
+		return sum / float64(len(s))
+	}},
+	{"p50", func(s []float64) float64 { return nearestRank(s, 0.5) }},
+	{"p99", func(s []float64) float64 { return nearestRank(s, 0.99) }},
+}
+
+func nearestRank(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	i := int(math.Ceil(p*float64(n))) - 1
+	return sorted[min(max(0, i), n-1)]
+}
+
+// bootstrap returns the 95 % interval of stat(b) − stat(a) for each stat,
+// resampling both with replacement from rng.
+func bootstrap(rng *rand.Rand, a, b []float64, n int) [][2]float64 {
+	diffs := make([][]float64, len(compareStats))
+	for k := range diffs {
+		diffs[k] = make([]float64, 0, n)
+	}
+	ra, rb := make([]float64, len(a)), make([]float64, len(b))
+	for it := 0; it < n; it++ {
+		for i := range ra {
+			ra[i] = a[rng.IntN(len(a))]
+		}
+		for i := range rb {
+			rb[i] = b[rng.IntN(len(b))]
+		}
+		slices.Sort(ra)
+		slices.Sort(rb)
+		for k, st := range compareStats {
+			diffs[k] = append(diffs[k], st.f(rb)-st.f(ra))
+		}
+	}
+	out := make([][2]float64, len(compareStats))
+	for k := range diffs {
+		slices.Sort(diffs[k])
+		out[k] = [2]float64{quantile(diffs[k], 0.025), quantile(diffs[k], 0.975)}
+	}
+	return out
+}
+
+// quantile is the linear-interpolation quantile of a sorted slice.
+func quantile(s []float64, q float64) float64 {
+	pos := q * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(s)-1)
+	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
+}
+
+func majoritySource(rows []report.Row) string {
+	c, _, _ := latencyClock(rows)
+	return c
+}
+
+func datasetOf(r *report.Report) string {
+	s := r.Run.Source.Kind
+	if r.Run.Source.Dataset != "" {
+		s += ":" + r.Run.Source.Dataset
+	}
+	if r.Run.Source.Split != "" {
+		s += "/" + r.Run.Source.Split
+	}
+	return s
+}
+
+// buildCompare compares reports[1:] against reports[0].
+func buildCompare(reports []compareReport, threshold float64, seed uint64) compareView {
+	v := compareView{Reports: reports, Threshold: threshold, Seed: seed, Resamples: Resamples, Baseline: reports[0].Label}
+	facts := []struct {
+		name string
+		f    func(*report.Report) string
+	}{
+		{"model", func(r *report.Report) string { return r.Run.Model }},
+		{"latency clock", func(r *report.Report) string { return majoritySource(r.Metrics.Requests) }},
+		{"frame size", func(r *report.Report) string { return strconv.Itoa(r.Run.FrameMs) + " ms" }},
+		{"input", datasetOf},
+		{"target", func(r *report.Report) string { return r.Run.TargetURL }},
+		{"profile", func(r *report.Report) string { return r.Run.Profile }},
+		{"responses", func(r *report.Report) string { return strconv.Itoa(len(r.Metrics.Requests)) }},
+		{"archived", func(r *report.Report) string { return r.CreatedAt }},
+		{"complete", func(r *report.Report) string { return strconv.FormatBool(r.Complete) }},
+	}
+	var differ []string
+	for i, f := range facts {
+		row := fact{Name: f.name}
+		for _, cr := range reports {
+			row.Values = append(row.Values, f.f(cr.R))
+		}
+		if i < 4 && slices.ContainsFunc(row.Values, func(s string) bool { return s != row.Values[0] }) {
+			differ = append(differ, f.name)
+		}
+		v.Facts = append(v.Facts, row)
+	}
+	v.Incomparable = strings.Join(differ, ", ")
+
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	base := reports[0].R.Metrics.Requests
+	for _, cr := range reports[1:] {
+		for _, m := range compareMetrics {
+			a := report.Values(base, m.key)
+			b := report.Values(cr.R.Metrics.Requests, m.key)
+			if len(a) == 0 || len(b) == 0 {
+				continue
+			}
+			slices.Sort(a)
+			slices.Sort(b)
+			cis := bootstrap(rng, a, b, Resamples)
+			clock := clockClient
+			if m.key != "rtf" {
+				clock = majoritySource(cr.R.Metrics.Requests)
+			}
+			for k, st := range compareStats {
+				d := deltaRow{Run: cr.Label, Metric: m.name, Clock: clock, Stat: st.name}
+				d.base, d.value = st.f(a), st.f(b)
+				d.diff = d.value - d.base
+				d.lo, d.hi = cis[k][0], cis[k][1]
+				if d.base != 0 {
+					d.pct = d.diff / math.Abs(d.base) * 100
+				}
+				f := func(x float64) string {
+					if m.key == "rtf" {
+						return fmtNum(x, 3)
+					}
+					return fmtNum(x, 1) + " ms"
+				}
+				d.Base, d.Value, d.Delta = f(d.base), f(d.value), signed(f(d.diff), d.diff)
+				d.Pct = signed(fmtNum(d.pct, 1)+" %", d.pct)
+				d.CI = "[" + f(d.lo) + ", " + f(d.hi) + "]"
+				switch {
+				case d.pct > threshold && d.lo > 0:
+					d.Verdict = "regression"
+				case d.pct < -threshold && d.hi < 0:
+					d.Verdict = "improvement"
+				default:
+					d.Verdict = "same"
+				}
+				v.Deltas = append(v.Deltas, d)
+			}
+		}
+	}
+	return v
+}
+
+func signed(s string, x float64) string {
+	if x > 0 {
+		return "+" + s
+	}
+	return s
+}
+
+func compareVerdict(v compareView) verdict {
+	var reg, imp []string
+	for _, d := range v.Deltas {
+		if d.Stat != "p50" {
+			continue
+		}
+		switch d.Verdict {
+		case "regression":
+			reg = append(reg, fmt.Sprintf("%s %s (%s)", d.Run, d.Metric, d.Pct))
+		case "improvement":
+			imp = append(imp, fmt.Sprintf("%s %s (%s)", d.Run, d.Metric, d.Pct))
+		}
+	}
+	out := verdict{}
+	switch {
+	case len(v.Deltas) == 0:
+		out = verdict{bandNone, "Nothing to compare: the runs share no per-response metric."}
+	case len(reg) > 0:
+		out = verdict{bandRed, "Regression: median " + strings.Join(reg, "; ") + " got worse than the baseline by more than " + fmtNum(v.Threshold, 0) + " %."}
+	case len(imp) > 0:
+		out = verdict{bandGreen, "Improvement: median " + strings.Join(imp, "; ") + " got better than the baseline by more than " + fmtNum(v.Threshold, 0) + " %."}
+	default:
+		out = verdict{bandGreen, "No significant change: every median stays within ±" + fmtNum(v.Threshold, 0) + " % of the baseline or inside the noise."}
+	}
+	if v.Incomparable != "" {
+		out.Text += " Careful: the runs differ in " + v.Incomparable + "."
+		out.Band = worst(out.Band, bandAmber)
+	}
+	return out
+}
+
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	ids := strings.Split(q.Get("ids"), ",")
+	ids = slices.DeleteFunc(ids, func(s string) bool { return s == "" })
+	if len(ids) < 2 || len(ids) > 8 {
+		s.errorPage(w, http.StatusBadRequest, "Compare needs 2–8 runs", "Use /compare?ids=A,B[,C…] with report ids; the first is the baseline.")
+		return
+	}
+	threshold := 10.0
+	if t := q.Get("threshold"); t != "" {
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil || f < 0 || f > 1000 || math.IsNaN(f) {
+			s.errorPage(w, http.StatusBadRequest, "Bad threshold", "threshold is a percentage between 0 and 1000.")
+			return
+		}
+		threshold = f
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	var reports []compareReport
+	for i, id := range ids {
+		if !archive.ValidID(id) {
+			s.errorPage(w, http.StatusBadRequest, "Not a report id", fmt.Sprintf("Item %d of ids is not a report id.", i+1))
+			return
+		}
+		rec, err := s.cfg.Store.Get(ctx, id)
+		if errors.Is(err, archive.ErrNotFound) {
+			s.errorPage(w, http.StatusNotFound, "Report not found", fmt.Sprintf("Run %d (%s) is not in the archive.", i+1, id))
+			return
+		}
+		if err != nil {
+			s.errorPage(w, http.StatusInternalServerError, "Archive error", "A report could not be read.")
+			return
+		}
+		rep, err := decodeRecord(rec)
+		if err != nil {
+			s.errorPage(w, http.StatusInternalServerError, "Archive error", "A stored report is unreadable.")
+			return
+		}
+		label := string(rune('A'+i)) + ": " + rep.Run.Model
+		reports = append(reports, compareReport{ID: id, Label: label, R: rep})
+	}
+	v := buildCompare(reports, threshold, s.cfg.Seed)
+	p := &page{Heading: "Compare", compareView: v}
+	p.Verdict = compareVerdict(v)
+	p.Title = "duplexscope · compare " + strconv.Itoa(len(reports)) + " runs · " + p.Verdict.Text
+	p.Description = p.Verdict.Text
+	var names []string
+	for _, m := range compareMetrics[:2] {
+		var vals [][]float64
+		names = names[:0]
+		for _, cr := range reports {
+			names = append(names, cr.Label+" ("+majoritySource(cr.R.Metrics.Requests)+")")
+			vals = append(vals, report.Values(cr.R.Metrics.Requests, m.key))
+		}
+		p.Charts = append(p.Charts, distributionChart("chart-dist-"+m.key, m.key, names, vals))
+	}
+	s.render(w, "compare", http.StatusOK, p)
+}

@@ -1,0 +1,98 @@
+//go:build !js
+
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+)
+
+// DatasetClip is one entry of GET /api/datasets/{name}.
+type DatasetClip struct {
+	SampleID string `json:"sample_id"`
+	Split    string `json:"split,omitempty"`
+	Text     string `json:"text,omitempty"`
+	URL      string `json:"url"`
+}
+
+// DatasetResponse is the body of GET /api/datasets/{name}.
+type DatasetResponse struct {
+	Name  string        `json:"name"`
+	Clips []DatasetClip `json:"clips"`
+}
+
+type manifestLine struct {
+	SampleID string `json:"sample_id"`
+	Split    string `json:"split"`
+	Audio    string `json:"audio"`
+	Text     string `json:"text"`
+}
+
+func (s *Server) datasetManifest(name string) ([]manifestLine, fs.FS, bool) {
+	fsys, ok := s.cfg.Datasets[name]
+	if !ok {
+		return nil, nil, false
+	}
+	b, err := fs.ReadFile(fsys, "manifest.jsonl")
+	if err != nil {
+		return nil, nil, false
+	}
+	var out []manifestLine
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		var m manifestLine
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.SampleID != "" && fs.ValidPath(m.Audio) {
+			out = append(out, m)
+		}
+	}
+	return out, fsys, true
+}
+
+// handleDataset lists a served dataset's clips (only the configured
+// datasets: a URL never names a local path).
+func (s *Server) handleDataset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	lines, _, ok := s.datasetManifest(name)
+	if !ok {
+		writeError(w, http.StatusNotFound, "no dataset "+name, nil)
+		return
+	}
+	resp := DatasetResponse{Name: name, Clips: []DatasetClip{}}
+	for _, m := range lines {
+		resp.Clips = append(resp.Clips, DatasetClip{SampleID: m.SampleID, Split: m.Split, Text: m.Text,
+			URL: "/api/datasets/" + url.PathEscape(name) + "/" + url.PathEscape(m.SampleID) + ".wav"})
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// handleDatasetClip serves {sample_id}.wav of a served dataset.
+func (s *Server) handleDatasetClip(w http.ResponseWriter, r *http.Request) {
+	name, file := r.PathValue("name"), r.PathValue("file")
+	id, ok := strings.CutSuffix(file, ".wav")
+	lines, fsys, found := s.datasetManifest(name)
+	if !ok || !found {
+		writeError(w, http.StatusNotFound, "no such clip", nil)
+		return
+	}
+	for _, m := range lines {
+		if m.SampleID != id {
+			continue
+		}
+		b, err := fs.ReadFile(fsys, path.Clean(m.Audio))
+		if err != nil {
+			break
+		}
+		w.Header().Set("Content-Type", "audio/wav")
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		http.ServeContent(w, r, file, time.Time{}, bytes.NewReader(b))
+		return
+	}
+	writeError(w, http.StatusNotFound, "no such clip", nil)
+}

@@ -1,0 +1,123 @@
+//go:build !js
+
+package server
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/duplexscope/duplexscope/archive"
+)
+
+type historyItem struct {
+	ID, Created, Model, Profile, Source, P50, P99, RunID, Shard string
+	Responses                                                   int
+}
+
+type trend struct {
+	Model, Points, Summary string
+	W, H                   int
+}
+
+type historyView struct {
+	Query, Model string
+	Items        []historyItem
+	Trends       []trend
+	Next         string
+}
+
+// sparkline maps values to SVG polyline points in a w×h box.
+func sparkline(vals []float64, w, h int) string {
+	if len(vals) == 0 {
+		return ""
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	span := hi - lo
+	if span == 0 {
+		span = 1
+	}
+	var b strings.Builder
+	for i, v := range vals {
+		x := 2.0
+		if len(vals) > 1 {
+			x = 2 + float64(i)*float64(w-4)/float64(len(vals)-1)
+		}
+		y := float64(h-2) - (v-lo)/span*float64(h-4)
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%.1f,%.1f", x, y)
+	}
+	return b.String()
+}
+
+func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f, err := parseFilter(q)
+	if err != nil {
+		s.errorPage(w, http.StatusBadRequest, "Bad search", err.Error())
+		return
+	}
+	if f.Limit == 0 {
+		f.Limit = 100
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	pg, err := s.cfg.Store.List(ctx, f)
+	if err != nil {
+		if strings.Contains(err.Error(), "bad cursor") {
+			s.errorPage(w, http.StatusBadRequest, "Bad page link", err.Error())
+			return
+		}
+		s.log.Error("history", "err", err)
+		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The archive could not be listed.")
+		return
+	}
+	v := historyView{Query: f.Text, Model: f.Model}
+	byModel := map[string][]archive.Meta{}
+	for _, m := range pg.Items {
+		it := historyItem{ID: m.ID, Created: m.CreatedAt.UTC().Format(time.RFC3339), Model: m.Model, Profile: m.Profile, Source: m.Source,
+			P50: fmtMs(m.TTFPP50Ms), P99: fmtMs(m.TTFPP99Ms), RunID: m.RunID, Responses: m.Responses}
+		if m.ShardCnt > 0 {
+			it.Shard = "shard " + strconv.Itoa(m.ShardIdx) + "/" + strconv.Itoa(m.ShardCnt)
+		}
+		v.Items = append(v.Items, it)
+		if m.TTFPP50Ms != nil {
+			byModel[m.Model] = append(byModel[m.Model], m)
+		}
+	}
+	models := make([]string, 0, len(byModel))
+	for m := range byModel {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, model := range models {
+		ms := byModel[model]
+		var vals []float64
+		for i := len(ms) - 1; i >= 0; i-- { // oldest first
+			vals = append(vals, *ms[i].TTFPP50Ms)
+		}
+		last := vals[len(vals)-1]
+		v.Trends = append(v.Trends, trend{Model: model, W: 200, H: 40, Points: sparkline(vals, 200, 40),
+			Summary: fmt.Sprintf("%d runs · latest TTFP p50 %s", len(vals), fmtMs(&last))})
+	}
+	if pg.Next != "" {
+		nq := url.Values{}
+		for k, vs := range q {
+			nq[k] = vs
+		}
+		nq.Set("cursor", pg.Next)
+		v.Next = "/history?" + nq.Encode()
+	}
+	p := &page{Heading: "History", historyView: v, Title: "duplexscope · history", Description: fmt.Sprintf("%d archived runs", len(v.Items))}
+	s.render(w, "history", http.StatusOK, p)
+}

@@ -1,0 +1,179 @@
+//go:build !js
+
+package server
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/report"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pageTemplates = map[string]*template.Template{}
+
+func init() {
+	for _, name := range []string{"share", "compare", "history", "error"} {
+		pageTemplates[name] = template.Must(template.New(name+".html").ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+	}
+}
+
+// contentSecurityPolicy is set on every server-rendered page: no inline
+// script or style, nothing from other origins.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+func setPageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-cache")
+}
+
+type link struct{ Name, URL, Note string }
+
+type shardView struct {
+	Received, Count int
+	Final           bool
+}
+
+// page is the data of every page template.
+type page struct {
+	Title, Description, Heading string
+	Version, EchartsPath        string
+	Message                     string
+
+	// share / run pages
+	Verdict   verdict
+	Cards     []card
+	Rows      []rowView
+	Info      []kv
+	Warnings  []report.Warning
+	Downloads []link
+	Shards    *shardView
+	Charts    []chartView
+
+	// compare
+	compareView
+	// history
+	historyView
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, code int, p *page) {
+	p.Version, p.EchartsPath = s.cfg.Version, s.cfg.EchartsPath
+	var buf bytes.Buffer
+	if err := pageTemplates[name].Execute(&buf, p); err != nil {
+		s.log.Error("render", "page", name, "err", err)
+		writeError(w, http.StatusInternalServerError, "rendering failed", nil)
+		return
+	}
+	setPageHeaders(w)
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, code int, heading, msg string) {
+	s.render(w, "error", code, &page{Title: "duplexscope · " + heading, Description: msg, Heading: heading, Message: msg})
+}
+
+// reportPage fills the share-page data of a report.
+func reportPage(r *report.Report, heading string) *page {
+	cards, v := cardsFor(r)
+	p := &page{
+		Heading:  heading,
+		Verdict:  v,
+		Cards:    cards,
+		Rows:     rowViews(r),
+		Info:     runInfo(r),
+		Warnings: r.Warnings,
+	}
+	title := []string{"duplexscope", r.Run.Model}
+	for _, c := range cards {
+		if c.Key == "ttfp" || c.Key == "heard" || c.Key == "rtf" {
+			title = append(title, c.Name+" "+c.Value)
+		}
+	}
+	p.Title = strings.Join(title, " · ")
+	p.Description = v.Text
+	if len(r.Metrics.Requests) > 0 {
+		p.Charts = []chartView{latencyChart("chart-latency", r), rtfChart("chart-rtf", r), waterfallChart("chart-timeline", r)}
+	}
+	return p
+}
+
+func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !archive.ValidID(id) {
+		s.errorPage(w, http.StatusBadRequest, "Not a report link", "Report ids are 32 characters of a–z and 2–7.")
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	rec, err := s.cfg.Store.Get(ctx, id)
+	if errors.Is(err, archive.ErrNotFound) {
+		s.errorPage(w, http.StatusNotFound, "Report not found", "No report has this id; it may have been deleted.")
+		return
+	}
+	if err != nil {
+		s.log.Error("share page", "id", id, "err", err)
+		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The report could not be read.")
+		return
+	}
+	rep, err := decodeRecord(rec)
+	if err != nil {
+		s.log.Error("share page", "id", id, "err", err)
+		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The stored report is unreadable.")
+		return
+	}
+	p := reportPage(rep, "Duplex test of "+rep.Run.Model)
+	base := "/api/reports/" + id
+	p.Downloads = []link{
+		{"report.json", base + "/export?format=json", "duplexscope report (schema " + report.Schema + ")"},
+		{"duplex_metrics.json", base + "/export?format=vllm", "vLLM-Omni layout"},
+		{"responses.csv", base + "/export?format=csv", "one row per response"},
+	}
+	for _, a := range rep.Attachments {
+		p.Downloads = append(p.Downloads, link{a.Name, base + "/attachments/" + url.PathEscape(a.Name), a.Kind})
+	}
+	if rep.Run.RunID != "" {
+		p.Downloads = append(p.Downloads, link{"whole run " + rep.Run.RunID, "/runs/" + url.PathEscape(rep.Run.RunID), "all shards merged"})
+	}
+	s.render(w, "share", http.StatusOK, p)
+}
+
+func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
+	run := r.PathValue("run")
+	if !report.ValidRunID(run) {
+		s.errorPage(w, http.StatusBadRequest, "Not a run link", "Run ids are letters, digits, '.', '_' and '-'.")
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	resp, err := s.loadRun(ctx, run)
+	if errors.Is(err, archive.ErrNotFound) {
+		s.errorPage(w, http.StatusNotFound, "Run not found", "No shard of this run has been uploaded yet.")
+		return
+	}
+	if err != nil {
+		s.log.Error("run page", "run", run, "err", err)
+		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The run could not be merged.")
+		return
+	}
+	p := reportPage(resp.Report, "Run "+run+" of "+resp.Report.Run.Model)
+	p.Shards = &shardView{Received: len(resp.ShardsReceived), Count: resp.ShardCount, Final: resp.Final}
+	p.Downloads = []link{{"run.json", "/api/runs/" + url.PathEscape(run), "merged report with shard status"}}
+	for i, id := range resp.ShardIDs {
+		p.Downloads = append(p.Downloads, link{fmt.Sprintf("shard upload %d", i+1), "/r/" + id, "share page of one upload"})
+	}
+	s.render(w, "share", http.StatusOK, p)
+}

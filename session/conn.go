@@ -1,0 +1,80 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Message is one received text frame and its receive instant on the
+// session's Clock.
+type Message struct {
+	Data   []byte
+	At     time.Duration
+	Binary bool // binary frames are ignored by the protocol (and logged as local notes)
+}
+
+// Conn is a websocket as the session needs it. Write may be called
+// concurrently with Read; Writes are serialised by the session.
+type Conn interface {
+	Write(ctx context.Context, data []byte) error
+	// Read returns the next message, stamped as close to its arrival as
+	// the transport allows.
+	Read(ctx context.Context) (Message, error)
+	// Close performs the close handshake with code and reason.
+	Close(code int, reason string) error
+}
+
+// Transports selectable with Config.Transport.
+const (
+	TransportCoder   = "coder"   // github.com/coder/websocket (native and wasm); stamp when Read returns
+	TransportBrowser = "browser" // wasm only: the browser WebSocket via syscall/js; stamp in onmessage
+)
+
+// maxMessage is the reference clients' maximum frame size (64 MiB).
+const maxMessage = 64 << 20
+
+// coderConn is the coder/websocket transport.
+type coderConn struct {
+	c     *websocket.Conn
+	clock Clock
+}
+
+func dialCoder(ctx context.Context, url string, clock Clock) (Conn, error) {
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", url, err)
+	}
+	c.SetReadLimit(maxMessage)
+	return &coderConn{c: c, clock: clock}, nil
+}
+
+func (c *coderConn) Write(ctx context.Context, data []byte) error {
+	return c.c.Write(ctx, websocket.MessageText, data)
+}
+
+func (c *coderConn) Read(ctx context.Context) (Message, error) {
+	typ, data, err := c.c.Read(ctx)
+	at := c.clock.Now()
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{Data: data, At: at, Binary: typ == websocket.MessageBinary}, nil
+}
+
+func (c *coderConn) Close(code int, reason string) error {
+	err := c.c.Close(websocket.StatusCode(code), reason)
+	var ce websocket.CloseError
+	if errors.As(err, &ce) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// closeStatus extracts a websocket close code from a read error (-1 if none).
+func closeStatus(err error) int {
+	return int(websocket.CloseStatus(err))
+}

@@ -1,0 +1,165 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall/js"
+)
+
+// defaultTransport is the transport used when Config.Transport is empty.
+const defaultTransport = TransportBrowser
+
+func dial(ctx context.Context, name, url string, clock Clock) (Conn, error) {
+	switch name {
+	case "", TransportBrowser:
+		return dialBrowser(ctx, url)
+	case TransportCoder:
+		return dialCoder(ctx, url, clock)
+	default:
+		return nil, fmt.Errorf("unknown transport %q (want %q or %q)", name, TransportBrowser, TransportCoder)
+	}
+}
+
+// browserConn wraps the page's WebSocket. onmessage stamps performance.now()
+// (the same clock as SystemClock in wasm) before any Go code runs, and queues
+// the message without blocking the JS event loop.
+type browserConn struct {
+	ws   js.Value
+	perf js.Value
+	fns  []js.Func
+
+	mu     sync.Mutex
+	q      []Message
+	closed error
+	wake   chan struct{}
+	open   chan struct{}
+}
+
+func dialBrowser(ctx context.Context, url string) (Conn, error) {
+	ctor := js.Global().Get("WebSocket")
+	if ctor.IsUndefined() {
+		return nil, errors.New("dial: no WebSocket in this JavaScript environment (browser transport)")
+	}
+	c := &browserConn{perf: js.Global().Get("performance"), wake: make(chan struct{}, 1), open: make(chan struct{})}
+	ws := ctor.New(url)
+	ws.Set("binaryType", "arraybuffer")
+	c.ws = ws
+	var once sync.Once
+	on := func(name string, f func(this js.Value, args []js.Value) any) {
+		fn := js.FuncOf(f)
+		c.fns = append(c.fns, fn)
+		ws.Set(name, fn)
+	}
+	on("onmessage", func(_ js.Value, args []js.Value) any {
+		at := durFromMs(c.perf.Call("now").Float())
+		d := args[0].Get("data")
+		var m Message
+		if d.Type() == js.TypeString {
+			m = Message{Data: []byte(d.String()), At: at}
+		} else {
+			u8 := js.Global().Get("Uint8Array").New(d)
+			b := make([]byte, u8.Get("length").Int())
+			js.CopyBytesToGo(b, u8)
+			m = Message{Data: b, At: at, Binary: true}
+		}
+		c.mu.Lock()
+		c.q = append(c.q, m)
+		c.mu.Unlock()
+		c.signal()
+		return nil
+	})
+	on("onopen", func(js.Value, []js.Value) any { once.Do(func() { close(c.open) }); return nil })
+	on("onerror", func(js.Value, []js.Value) any { return nil }) // onclose follows with the details
+	on("onclose", func(_ js.Value, args []js.Value) any {
+		ev := args[0]
+		c.mu.Lock()
+		if c.closed == nil {
+			c.closed = &closedError{code: ev.Get("code").Int(), reason: ev.Get("reason").String()}
+		}
+		c.mu.Unlock()
+		once.Do(func() { close(c.open) })
+		c.signal()
+		return nil
+	})
+	select {
+	case <-c.open:
+	case <-ctx.Done():
+		c.release()
+		ws.Call("close")
+		return nil, fmt.Errorf("dial %s: %w", url, ctx.Err())
+	}
+	c.mu.Lock()
+	err := c.closed
+	c.mu.Unlock()
+	if err != nil {
+		c.release()
+		return nil, fmt.Errorf("dial %s: %w", url, err)
+	}
+	return c, nil
+}
+
+// closedError reports a browser WebSocket close event.
+type closedError struct {
+	code   int
+	reason string
+}
+
+func (e *closedError) Error() string { return fmt.Sprintf("websocket closed: %d %s", e.code, e.reason) }
+
+func (c *browserConn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *browserConn) Write(ctx context.Context, data []byte) error {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed != nil {
+		return closed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.ws.Call("send", string(data))
+	return nil
+}
+
+func (c *browserConn) Read(ctx context.Context) (Message, error) {
+	for {
+		c.mu.Lock()
+		if len(c.q) > 0 {
+			m := c.q[0]
+			c.q = c.q[1:]
+			c.mu.Unlock()
+			return m, nil
+		}
+		closed := c.closed
+		c.mu.Unlock()
+		if closed != nil {
+			return Message{}, closed
+		}
+		select {
+		case <-c.wake:
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		}
+	}
+}
+
+func (c *browserConn) Close(code int, reason string) error {
+	c.ws.Call("close", code, reason)
+	return nil
+}
+
+// release frees the JS callbacks (after the socket is closed).
+func (c *browserConn) release() {
+	for _, f := range c.fns {
+		f.Release()
+	}
+	c.fns = nil
+}

@@ -1,0 +1,223 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// Probe kinds (issue 11): what an injected clip stands for.
+const (
+	ProbeInterruption = "interruption" // the user talks over the model: a barge-in
+	ProbeBackchannel  = "backchannel"  // "mm-hm": the model should keep talking
+	ProbeSideTalk     = "side_talk"    // speech not addressed to the model
+	ProbeNoise        = "noise"        // non-speech noise
+)
+
+// ProbeKinds lists the valid probe kinds.
+var ProbeKinds = []string{ProbeInterruption, ProbeBackchannel, ProbeSideTalk, ProbeNoise}
+
+// Probe is one clip injected into the input stream at OffsetS seconds after
+// stream start (mixed into the input; the input is extended with silence
+// when the probe ends after it).
+type Probe struct {
+	Kind    string  `json:"kind"`
+	Clip    string  `json:"clip"`
+	OffsetS float64 `json:"offset_s"`
+	PCM     []byte  `json:"-"` // 16 kHz mono PCM16 of the clip
+}
+
+// InjectProbes mixes each probe's PCM into pcm at its offset (sample-wise
+// sum, clipped to PCM16) and returns the new input; pcm is not modified.
+// After the last probe the input is extended so at least 1.5 s of the
+// original (or silence) follows it, letting an energy VAD see its end.
+func InjectProbes(pcm []byte, probes []Probe) []byte {
+	end := len(pcm)
+	for _, p := range probes {
+		off := int(math.Round(p.OffsetS*audio.InputRate)) * 2
+		if e := off + len(p.PCM) + 48000; e > end {
+			end = e
+		}
+	}
+	out := make([]byte, end)
+	copy(out, pcm)
+	for _, p := range probes {
+		off := int(math.Round(p.OffsetS*audio.InputRate)) * 2
+		for i := 0; i+1 < len(p.PCM); i += 2 {
+			j := off + i
+			a := int32(int16(uint16(out[j]) | uint16(out[j+1])<<8))
+			b := int32(int16(uint16(p.PCM[i]) | uint16(p.PCM[i+1])<<8))
+			v := min(max(a+b, math.MinInt16), math.MaxInt16)
+			out[j], out[j+1] = byte(uint16(v)), byte(uint16(v)>>8)
+		}
+	}
+	return out
+}
+
+// ProbeResult is what a probe measured, all on the client monotonic clock
+// (receive stamps and the simulated playback clock of headless mode).
+type ProbeResult struct {
+	SampleID  string  `json:"sample_id,omitempty"`
+	Split     string  `json:"split,omitempty"`
+	SessionID string  `json:"session_id,omitempty"`
+	Kind      string  `json:"kind"`
+	Clip      string  `json:"clip"`
+	OffsetS   float64 `json:"offset_s"`
+	OnsetMs   float64 `json:"onset_ms"` // stream start + offset
+	// ActiveResponseID is the response whose audio was playing at onset
+	// ("" when the model was silent).
+	ActiveResponseID string `json:"active_response_id,omitempty"`
+	// StoppedBy: "cleared" (output_audio_buffer.cleared), "ended" (its
+	// audio ran out: the model kept talking to the end), "" (nothing active).
+	StoppedBy     string   `json:"stopped_by,omitempty"`
+	StopLatencyMs *float64 `json:"stop_latency_ms,omitempty"` // onset → playback stopped
+	PlayedMs      *int     `json:"played_ms,omitempty"`       // playback clock, at stop
+	CommittedMs   *int     `json:"committed_ms,omitempty"`    // last playback.ack sent for it
+	ReceivedMs    *float64 `json:"received_ms,omitempty"`     // audio of it received in total
+	// ResumeAfterMs: stop → the next response.created (the model resumed).
+	ResumeAfterMs *float64 `json:"resume_after_ms,omitempty"`
+	// NextResponseMs: onset → the first response.created after onset
+	// (a takeover when the model was silent).
+	NextResponseMs *float64 `json:"next_response_ms,omitempty"`
+	Clock          string   `json:"clock"`
+}
+
+// AnalyzeProbes measures each probe on a headless wire log (which carries
+// the simulated playback notes); in the browser the page's own playback
+// notes (same types) serve.
+func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
+	type resp struct {
+		created    *float64
+		start, end *float64
+		played     int
+		cleared    *float64
+		ackMs      *int
+		bytes      int
+	}
+	rs := map[string]*resp{}
+	var createdOrder []string
+	get := func(id string) *resp {
+		r := rs[id]
+		if r == nil {
+			r = &resp{}
+			rs[id] = r
+		}
+		return r
+	}
+	for _, e := range t.Events {
+		var ev struct {
+			Type       string  `json:"type"`
+			ResponseID string  `json:"response_id"`
+			PlayedMs   float64 `json:"played_ms"`
+			Delta      string  `json:"delta"`
+			Response   struct {
+				ID string `json:"id"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(e.Event, &ev) != nil {
+			continue
+		}
+		id := ev.ResponseID
+		if id == "" {
+			id = ev.Response.ID
+		}
+		if id == "" {
+			continue
+		}
+		tm := e.TMs
+		r := get(id)
+		switch {
+		case e.Dir == trace.DirRecv && ev.Type == "response.created":
+			if r.created == nil {
+				r.created = &tm
+				createdOrder = append(createdOrder, id)
+			}
+		case e.Dir == trace.DirRecv && ev.Type == "response.output_audio.delta":
+			if n := len(ev.Delta); n >= 4 {
+				r.bytes += n/4*3 - strings.Count(ev.Delta[n-2:], "=")
+			}
+		case e.Dir == trace.DirRecv && ev.Type == "output_audio_buffer.cleared":
+			if r.cleared == nil {
+				r.cleared = &tm
+			}
+		case e.Dir == trace.DirSend && ev.Type == "playback.ack":
+			v := int(ev.PlayedMs)
+			r.ackMs = &v
+		case e.Dir == trace.DirLocal && ev.Type == "duplexscope.playback_start":
+			r.start = &tm
+		case e.Dir == trace.DirLocal && ev.Type == "duplexscope.playback_end":
+			r.end = &tm
+			r.played = int(ev.PlayedMs)
+		}
+	}
+	sort.SliceStable(createdOrder, func(i, j int) bool { return *rs[createdOrder[i]].created < *rs[createdOrder[j]].created })
+	ss := 0.0
+	if t.Session.StreamStartMs != nil {
+		ss = *t.Session.StreamStartMs
+	}
+	var out []ProbeResult
+	for _, p := range probes {
+		pr := ProbeResult{Kind: p.Kind, Clip: p.Clip, OffsetS: p.OffsetS, OnsetMs: ss + p.OffsetS*1000, Clock: "client monotonic (receive stamps, simulated playback)"}
+		if t.Session.SampleID != nil {
+			pr.SampleID = *t.Session.SampleID
+		}
+		if t.Session.Split != nil {
+			pr.Split = *t.Session.Split
+		}
+		if t.Session.SessionID != nil {
+			pr.SessionID = *t.Session.SessionID
+		}
+		for _, id := range createdOrder {
+			r := rs[id]
+			if r.start != nil && *r.start <= pr.OnsetMs && (r.end == nil || *r.end > pr.OnsetMs) {
+				pr.ActiveResponseID = id
+				stop, by := r.end, "ended"
+				if r.cleared != nil && *r.cleared >= pr.OnsetMs && (stop == nil || *r.cleared <= *stop) {
+					stop, by = r.cleared, "cleared"
+				}
+				if stop != nil {
+					pr.StoppedBy = by
+					pr.StopLatencyMs = ptr(*stop - pr.OnsetMs)
+					pr.PlayedMs = ptr(r.played)
+					for _, id2 := range createdOrder {
+						if c := *rs[id2].created; c > *stop {
+							pr.ResumeAfterMs = ptr(c - *stop)
+							break
+						}
+					}
+				}
+				pr.CommittedMs = r.ackMs
+				pr.ReceivedMs = ptr(audio.BytesToMs(r.bytes, audio.OutputRate))
+				break
+			}
+		}
+		for _, id := range createdOrder {
+			if c := *rs[id].created; c > pr.OnsetMs {
+				pr.NextResponseMs = ptr(c - pr.OnsetMs)
+				break
+			}
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+// ValidateProbe checks a probe's kind and offset.
+func ValidateProbe(p Probe) error {
+	ok := false
+	for _, k := range ProbeKinds {
+		ok = ok || p.Kind == k
+	}
+	switch {
+	case !ok:
+		return fmt.Errorf("probe kind %q, want one of %v", p.Kind, ProbeKinds)
+	case p.OffsetS < 0 || math.IsNaN(p.OffsetS) || math.IsInf(p.OffsetS, 0):
+		return fmt.Errorf("probe offset_s %v, want ≥ 0", p.OffsetS)
+	}
+	return nil
+}

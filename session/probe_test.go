@@ -1,0 +1,87 @@
+package session
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"testing"
+
+	"github.com/duplexscope/duplexscope/trace"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestInjectProbes(t *testing.T) {
+	t.Parallel()
+	pcm := make([]byte, 2*16000) // 1 s of value 1000
+	for i := 0; i < len(pcm); i += 2 {
+		binary.LittleEndian.PutUint16(pcm[i:], 1000)
+	}
+	clip := make([]byte, 2*1600) // 100 ms of value 32000 (mix clips at 32767)
+	for i := 0; i < len(clip); i += 2 {
+		binary.LittleEndian.PutUint16(clip[i:], 32000)
+	}
+	out := InjectProbes(pcm, []Probe{{Kind: ProbeInterruption, OffsetS: 0.5, PCM: clip}, {Kind: ProbeNoise, OffsetS: 2, PCM: clip}})
+	at := func(s float64) int16 { return int16(binary.LittleEndian.Uint16(out[int(s*16000)*2:])) }
+	if got := len(out); got != 2*(32000+1600)+48000 {
+		t.Errorf("len %d, want input extended to the last probe + 1.5 s", got)
+	}
+	cases := []struct {
+		s    float64
+		want int16
+	}{{0.1, 1000}, {0.55, 32767}, {0.7, 1000}, {1.5, 0}, {2.05, 32000}, {2.2, 0}}
+	for _, tc := range cases {
+		if got := at(tc.s); got != tc.want {
+			t.Errorf("sample at %.2f s = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+	if binary.LittleEndian.Uint16(pcm[int(0.55*16000)*2:]) != 1000 {
+		t.Error("InjectProbes modified its input")
+	}
+}
+
+// TestAnalyzeProbes: stop latency from onset to the cleared event (barge-in)
+// or to the end of playback (the model talked on), the resume after it, and a
+// probe that finds the model silent.
+func TestAnalyzeProbes(t *testing.T) {
+	t.Parallel()
+	ev := func(tms float64, dir string, v map[string]any) trace.Event {
+		b, _ := json.Marshal(v)
+		return trace.Event{TMs: tms, Dir: dir, Event: b}
+	}
+	ss := 1000.0
+	sid, sample, split := "s", "x", "sp"
+	tr := &trace.Session{Session: trace.SessionMeta{StreamStartMs: &ss, SessionID: &sid, SampleID: &sample, Split: &split}, Events: []trace.Event{
+		ev(2000, "recv", map[string]any{"type": "response.created", "response": map[string]any{"id": "r1"}}),
+		ev(2100, "recv", map[string]any{"type": "response.output_audio.delta", "response_id": "r1", "delta": "AAAAAA=="}),
+		ev(2100, "local", map[string]any{"type": "duplexscope.playback_start", "response_id": "r1"}),
+		ev(2600, "send", map[string]any{"type": "playback.ack", "response_id": "r1", "played_ms": 480}),
+		ev(2700, "recv", map[string]any{"type": "output_audio_buffer.cleared", "response_id": "r1"}),
+		ev(2700, "local", map[string]any{"type": "duplexscope.playback_end", "response_id": "r1", "played_ms": 600, "cleared": true}),
+		ev(4000, "recv", map[string]any{"type": "response.created", "response": map[string]any{"id": "r2"}}),
+		ev(4100, "local", map[string]any{"type": "duplexscope.playback_start", "response_id": "r2"}),
+		ev(6100, "local", map[string]any{"type": "duplexscope.playback_end", "response_id": "r2", "played_ms": 2000}),
+	}}
+	got := AnalyzeProbes(tr, []Probe{
+		{Kind: ProbeInterruption, Clip: "a", OffsetS: 1.5}, // onset 2500: r1 playing, cleared at 2700
+		{Kind: ProbeBackchannel, Clip: "b", OffsetS: 4},    // onset 5000: r2 plays to 6100
+		{Kind: ProbeNoise, Clip: "c", OffsetS: 0.5},        // onset 1500: silent; next response at 2000
+	})
+	f := func(v float64) *float64 { return &v }
+	i := func(v int) *int { return &v }
+	clock := "client monotonic (receive stamps, simulated playback)"
+	want := []ProbeResult{
+		{SampleID: "x", Split: "sp", SessionID: "s", Kind: ProbeInterruption, Clip: "a", OffsetS: 1.5, OnsetMs: 2500, ActiveResponseID: "r1", StoppedBy: "cleared",
+			StopLatencyMs: f(200), PlayedMs: i(600), CommittedMs: i(480), ReceivedMs: f(4.0 / 48), ResumeAfterMs: f(1300), NextResponseMs: f(1500), Clock: clock},
+		{SampleID: "x", Split: "sp", SessionID: "s", Kind: ProbeBackchannel, Clip: "b", OffsetS: 4, OnsetMs: 5000, ActiveResponseID: "r2", StoppedBy: "ended",
+			StopLatencyMs: f(1100), PlayedMs: i(2000), ReceivedMs: f(0), Clock: clock},
+		{SampleID: "x", Split: "sp", SessionID: "s", Kind: ProbeNoise, Clip: "c", OffsetS: 0.5, OnsetMs: 1500, NextResponseMs: f(500), Clock: clock},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if err := ValidateProbe(Probe{Kind: "shout"}); err == nil {
+		t.Error("ValidateProbe accepted an unknown kind")
+	}
+	if err := ValidateProbe(Probe{Kind: ProbeNoise, OffsetS: -1}); err == nil {
+		t.Error("ValidateProbe accepted a negative offset")
+	}
+}

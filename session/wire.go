@@ -1,0 +1,249 @@
+package session
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+
+	"github.com/duplexscope/duplexscope/protocol"
+)
+
+// newEventID returns "evt_<32 hex>", as the reference client stamps.
+func newEventID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "evt_" + hex.EncodeToString(b[:])
+}
+
+// inbound is the part of a server event the driver's state machine reads.
+// The wire log keeps the exact bytes; metrics re-read them independently.
+type inbound struct {
+	Type           string          `json:"type"`
+	ResponseID     json.RawMessage `json:"response_id"`
+	ServerEventSeq json.RawMessage `json:"server_event_seq"`
+	Reason         *string         `json:"reason"`
+	Response       *struct {
+		ID            json.RawMessage `json:"id"`
+		Status        string          `json:"status"`
+		StatusDetails *struct {
+			Type string `json:"type"`
+		} `json:"status_details"`
+		Metadata *struct {
+			ModelListen bool `json:"model_listen"`
+			Buffering   bool `json:"buffering"`
+		} `json:"metadata"`
+	} `json:"response"`
+	StatusDetails *struct {
+		Type string `json:"type"`
+	} `json:"status_details"`
+	Status  string `json:"status"`
+	Session *struct {
+		ID           string `json:"id"`
+		SessionID    string `json:"session_id"`
+		Capabilities *struct {
+			ChunkPeriodMs *int `json:"chunk_period_ms"`
+		} `json:"capabilities"`
+	} `json:"session"`
+	SessionID string `json:"session_id"`
+	Event     *struct {
+		OverlapDeferred bool    `json:"overlap_deferred"`
+		Reason          *string `json:"reason"`
+	} `json:"event"`
+	Delta        json.RawMessage `json:"delta"`
+	Audio        json.RawMessage `json:"audio"`
+	SampleRateHz json.RawMessage `json:"sample_rate_hz"`
+	Error        json.RawMessage `json:"error"`
+	Code         json.RawMessage `json:"code"`
+}
+
+// parseInbound decodes what the state machine needs; ok is false for a
+// message that is not a JSON object with a string type.
+func parseInbound(data []byte) (in inbound, ok bool) {
+	if err := json.Unmarshal(data, &in); err != nil || in.Type == "" {
+		return in, false
+	}
+	return in, true
+}
+
+func (in *inbound) responseID() string {
+	var s string
+	if len(in.ResponseID) > 0 && in.ResponseID[0] == '"' && json.Unmarshal(in.ResponseID, &s) == nil {
+		return s
+	}
+	if in.Response != nil && len(in.Response.ID) > 0 && in.Response.ID[0] == '"' && json.Unmarshal(in.Response.ID, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// seq returns server_event_seq when it is a JSON integer (true/false = 1/0).
+func (in *inbound) seq() (int64, bool) {
+	raw := bytes.TrimSpace(in.ServerEventSeq)
+	switch string(raw) {
+	case "", "null":
+		return 0, false
+	case "true":
+		return 1, true
+	case "false":
+		return 0, true
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return n, err == nil
+}
+
+// failed reports status "failed" in status, response.status,
+// status_details.type or response.status_details.type (PROTOCOL.md §4.5).
+func (in *inbound) failed() bool {
+	if in.Status == "failed" || (in.StatusDetails != nil && in.StatusDetails.Type == "failed") {
+		return true
+	}
+	r := in.Response
+	return r != nil && (r.Status == "failed" || (r.StatusDetails != nil && r.StatusDetails.Type == "failed"))
+}
+
+func (in *inbound) cancelled() bool {
+	return in.Response != nil && in.Response.Status == "cancelled" || in.Status == "cancelled"
+}
+
+// audioBytes decodes the delta payload (delta, else audio); nil when absent
+// or undecodable.
+func (in *inbound) audioBytes() []byte {
+	for _, raw := range []json.RawMessage{in.Delta, in.Audio} {
+		var s string
+		if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil && s != "" {
+			b, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				return nil
+			}
+			return b
+		}
+	}
+	return nil
+}
+
+// rate returns sample_rate_hz when it is a positive JSON integer.
+func (in *inbound) rate() int {
+	n, err := strconv.Atoi(string(bytes.TrimSpace(in.SampleRateHz)))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// errorInfo applies PROTOCOL.md §4.11's parsing rule: code = error.code if
+// error is an object, else top-level code; message = error.message, else
+// error when a string, else the whole JSON.
+func (in *inbound) errorInfo(raw []byte) (code, typ, msg string) {
+	var obj struct {
+		Code    string `json:"code"`
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	if len(in.Error) > 0 && in.Error[0] == '{' && json.Unmarshal(in.Error, &obj) == nil {
+		code, typ, msg = obj.Code, obj.Type, obj.Message
+	} else {
+		_ = json.Unmarshal(in.Code, &code)
+		var s string
+		if json.Unmarshal(in.Error, &s) == nil {
+			msg = s
+		}
+	}
+	if msg == "" {
+		msg = string(raw)
+	}
+	return code, typ, msg
+}
+
+// closeReason reads reason ?? event.reason.
+func (in *inbound) closeReason() string {
+	if in.Reason != nil {
+		return *in.Reason
+	}
+	if in.Event != nil && in.Event.Reason != nil {
+		return *in.Event.Reason
+	}
+	return ""
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// appendEvent builds an input_audio_buffer.append of chunk whose cumulative
+// end (bytes appended so far including chunk) is endBytes; durations use the
+// benchmark clients' floor rule and both format keys are sent (§3.1).
+func appendEvent(chunk []byte, endBytes int) *protocol.InputAudioBufferAppend {
+	return &protocol.InputAudioBufferAppend{
+		Header:           protocol.Header{Type: protocol.TypeInputAudioBufferAppend, EventID: newEventID()},
+		Audio:            base64.StdEncoding.EncodeToString(chunk),
+		InputAudioFormat: "pcm16",
+		Format:           "pcm16",
+		SampleRateHz:     ptr(16000),
+		DurationMs:       ptr(int64(len(chunk) * 1000 / 32000)),
+		AudioEndMs:       ptr(int64(endBytes * 1000 / 32000)),
+	}
+}
+
+func commitEvent() *protocol.InputAudioBufferCommit {
+	return &protocol.InputAudioBufferCommit{
+		Header: protocol.Header{Type: protocol.TypeInputAudioBufferCommit, EventID: newEventID()},
+		Final:  ptr(true),
+	}
+}
+
+func ackEvent(responseID string, playedMs int) *protocol.PlaybackAck {
+	v := float64(playedMs)
+	return &protocol.PlaybackAck{
+		Header:      protocol.Header{Type: protocol.TypePlaybackAck, EventID: newEventID()},
+		ResponseID:  responseID,
+		ItemID:      "item_" + responseID,
+		PlayedMs:    &v,
+		CommittedMs: ptr(v),
+	}
+}
+
+func closeEvent() *protocol.SimpleClientEvent {
+	return &protocol.SimpleClientEvent{Header: protocol.Header{Type: protocol.TypeSessionClose, EventID: newEventID()}}
+}
+
+// sessionUpdate builds the benchmark-style session.update (PROTOCOL.md §2.1
+// example A): pcm16 16 kHz in / 24 kHz out, model-native duplex (or
+// server_vad), ack_only playback commits, stage metrics requested.
+func sessionUpdate(cfg *Config) *protocol.SessionUpdate {
+	in, out := 16000, 24000
+	td := json.RawMessage("null")
+	auto := true
+	if cfg.ServerVAD {
+		td = json.RawMessage(`{"type":"server_vad"}`)
+		auto = false
+	}
+	sc := &protocol.SessionConfig{
+		Model:                cfg.Model,
+		Modalities:           []string{"audio", "text"},
+		InputAudioFormat:     "pcm16",
+		OutputAudioFormat:    "pcm16",
+		SampleRateHz:         &in,
+		Audio:                &protocol.AudioConfig{Input: &protocol.AudioFormat{SampleRateHz: &in}, Output: &protocol.AudioFormat{SampleRateHz: &out}},
+		TurnDetection:        td,
+		Instructions:         cfg.Instructions,
+		OverlapPolicy:        "listen_only",
+		PlaybackCommitPolicy: "ack_only",
+		IdleTimeoutS:         ptr(cfg.CompletionTimeout.Seconds()),
+		ExtraBody: &protocol.ExtraBody{
+			AutoResponse:       &auto,
+			ForceListenCount:   ptr(0),
+			ReturnStageMetrics: ptr(true),
+		},
+	}
+	if len(cfg.RefAudio) > 0 {
+		sc.RefAudio = "data:audio/wav;base64," + base64.StdEncoding.EncodeToString(cfg.RefAudio)
+	}
+	if cfg.NativeDuplex {
+		sc.ExtraBody.MiniCPMO45NativeDuplex = ptr(true)
+	}
+	return &protocol.SessionUpdate{
+		Header:  protocol.Header{Type: protocol.TypeSessionUpdate, EventID: newEventID()},
+		Session: sc,
+	}
+}

@@ -1,0 +1,173 @@
+//go:build !js
+
+package sim
+
+import (
+	"flag"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Event-name generations (--sim-event-names / sim_event_names).
+const (
+	EventNamesCurrent = "current"
+	EventNamesLegacy  = "legacy"
+)
+
+// Options configures a Server. nil means the defaults. Per-session
+// websocket query parameters override the corresponding fields.
+type Options struct {
+	Profile      string  // --sim-profile / sim_profile (default "minicpmo")
+	Fault        string  // --sim-fault / sim_fault, comma-separated (default none)
+	EventNames   string  // --sim-event-names / sim_event_names: current | legacy
+	ScenarioFile string  // --sim-scenario FILE (JSON, see Scenario); used when no profile is named per session
+	Seed         int64   // --sim-seed / sim_seed (default 1)
+	RTF          float64 // --sim-rtf / sim_rtf; 0 = the scenario's
+	Behavior     string  // --sim-behavior / sim_behavior, comma-separated turn-taking knobs
+
+	// Scenario, when non-nil, replaces Profile/ScenarioFile as the process scenario.
+	Scenario *Scenario
+	// Clock is the server-monotonic clock (nil → SystemClock at New).
+	Clock Clock
+	// KeepSessions is how many sessions' truth is kept (0 → 1000).
+	KeepSessions int
+}
+
+// RegisterFlags registers the simulator flags on fs and returns the Options
+// they fill. `serve` and `sim` share these names.
+func RegisterFlags(fs *flag.FlagSet) *Options {
+	o := &Options{}
+	fs.StringVar(&o.Profile, "sim-profile", "", "simulator profile: "+strings.Join(Profiles(), ", ")+" (default "+DefaultProfile+")")
+	fs.StringVar(&o.Fault, "sim-fault", "", "simulator fault modes, comma-separated (see `go doc sim`)")
+	fs.StringVar(&o.EventNames, "sim-event-names", "", "simulator event names: current or legacy (default current)")
+	fs.StringVar(&o.ScenarioFile, "sim-scenario", "", "simulator scenario JSON file (extends a profile via \"base\")")
+	fs.Int64Var(&o.Seed, "sim-seed", 1, "simulator random seed")
+	fs.Float64Var(&o.RTF, "sim-rtf", 0, "simulator real-time factor of output generation (0 = profile's)")
+	fs.StringVar(&o.Behavior, "sim-behavior", "", "simulator turn-taking behaviours, comma-separated (see `go doc sim`)")
+	return o
+}
+
+// sessionConfig is one session's resolved behaviour.
+type sessionConfig struct {
+	sc         Scenario
+	faults     faultSet
+	behaviors  map[string]bool
+	legacy     bool
+	seed       int64
+	seedFixed  bool // sim_seed given per session: use it as is
+	queryModel string
+}
+
+// baseScenario resolves the process-level scenario.
+func (o *Options) baseScenario() (Scenario, error) {
+	switch {
+	case o.Scenario != nil:
+		s := *o.Scenario
+		return s, s.Validate()
+	case o.ScenarioFile != "" && o.Profile == "":
+		return LoadScenario(o.ScenarioFile)
+	case o.Profile != "":
+		return Profile(o.Profile)
+	}
+	return Profile(DefaultProfile)
+}
+
+// resolve merges process options with one session's query.
+func (o *Options) resolve(base Scenario, q url.Values) (*sessionConfig, error) {
+	sc := base
+	if p := q.Get("sim_profile"); p != "" {
+		var err error
+		if sc, err = Profile(p); err != nil {
+			return nil, err
+		}
+	}
+	cfg := &sessionConfig{sc: sc, seed: o.Seed, queryModel: q.Get("model")}
+	if sc.Seed != nil {
+		cfg.seed = *sc.Seed
+	}
+	fault := strings.Join(sc.Faults, ",")
+	if o.Fault != "" {
+		fault = o.Fault
+	}
+	if v, ok := q["sim_fault"]; ok {
+		fault = strings.Join(v, ",")
+	}
+	var err error
+	if cfg.faults, err = parseFaults(fault); err != nil {
+		return nil, err
+	}
+	beh := strings.Join(sc.Behaviors, ",")
+	if o.Behavior != "" {
+		beh = o.Behavior
+	}
+	if v, ok := q["sim_behavior"]; ok {
+		beh = strings.Join(v, ",")
+	}
+	if cfg.behaviors, err = parseBehaviors(beh); err != nil {
+		return nil, err
+	}
+	names := sc.EventNames
+	if o.EventNames != "" {
+		names = o.EventNames
+	}
+	if v := q.Get("sim_event_names"); v != "" {
+		names = v
+	}
+	switch names {
+	case "", EventNamesCurrent:
+	case EventNamesLegacy:
+		cfg.legacy = true
+	default:
+		return nil, fmt.Errorf("sim: sim_event_names %q: want current or legacy", names)
+	}
+	if o.RTF > 0 {
+		cfg.sc.RTF = o.RTF
+	}
+	if v := q.Get("sim_rtf"); v != "" {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r <= 0 {
+			return nil, fmt.Errorf("sim: sim_rtf %q: want a number > 0", v)
+		}
+		cfg.sc.RTF = r
+	}
+	if v := q.Get("sim_seed"); v != "" {
+		s, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("sim: sim_seed %q: %w", v, err)
+		}
+		cfg.seed, cfg.seedFixed = s, true
+	}
+	if v := q.Get("sim_ttfp_ms"); v != "" {
+		ms, err := strconv.ParseFloat(v, 64)
+		if err != nil || ms < 0 {
+			return nil, fmt.Errorf("sim: sim_ttfp_ms %q: want a number ≥ 0", v)
+		}
+		cfg.sc.TTFPMs = Fixed(ms)
+	}
+	if v := q.Get("sim_response_ms"); v != "" {
+		ms, err := strconv.ParseFloat(v, 64)
+		if err != nil || ms <= 0 {
+			return nil, fmt.Errorf("sim: sim_response_ms %q: want a number > 0", v)
+		}
+		cfg.sc.ResponseMs = Fixed(ms)
+	}
+	applyBehaviors(&cfg.sc, cfg.behaviors)
+	return cfg, nil
+}
+
+func applyBehaviors(sc *Scenario, b map[string]bool) {
+	if b[BehaviorInterruptsPauses] {
+		sc.VAD.SilenceMs = 150
+	}
+	if b[BehaviorRespondsBackchannels] {
+		sc.VAD.MinSpeechMs = 60
+	}
+	if b[BehaviorYieldsToBargeIn] {
+		sc.BargeIn = "truncate"
+	}
+	if b[BehaviorHoldsFloor] {
+		sc.BargeIn = "keep_talking"
+	}
+}
