@@ -48,7 +48,7 @@ wasmtest: ## pure packages under node (wasm == native)
 	PATH="$(WASM_EXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(WASM_TEST_PKGS)
 
 e2e: wasm ## real-browser tests (chromedp + Debian chromium)
-	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/...
+	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/... ./server/...
 
 smoke: ## short fuzz / soak / bench runs so they cannot rot
 	@scripts/smoke.sh
@@ -57,7 +57,7 @@ bench: wasm ## full benchmark suite → BENCHMARKS.md
 	@scripts/bench.sh
 
 soak: ## 64 sessions for 10 minutes
-	$(GO) test -tags soak -count=1 -timeout 20m -run TestSoak ./soak/... -soak.duration=10m
+	$(GO) test -tags soak -count=1 -timeout 20m -run TestSoak ./session/ -soak.duration=10m
 
 fuzz: ## long fuzzing of every target
 	@scripts/fuzz.sh 120s

@@ -165,6 +165,9 @@ func (g *audioGraph) resume() string {
 	return g.inCtx.Get("state").String() + "/" + g.outCtx.Get("state").String()
 }
 
+// inputTime is the input context's audio clock (s).
+func (g *audioGraph) inputTime() float64 { return g.inCtx.Get("currentTime").Float() }
+
 // suspended reports whether either context is still waiting for a gesture.
 func (g *audioGraph) suspended() bool {
 	return g.inCtx.Get("state").String() == "suspended" || g.outCtx.Get("state").String() == "suspended"

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"strconv"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
@@ -40,6 +42,11 @@ func (p *dashboardPage) OnNav(ctx app.Context) {
 	ctx.ObserveState(stateLive, &p.snap)
 	ctx.ObserveState(statePending, &p.pending)
 	if app.IsClient {
+		if n, err := strconv.Atoi(u.Query().Get("demo")); err == nil && n > 0 && !p.started {
+			p.started = true
+			runDemo(ctx, min(n, 2000))
+			return
+		}
 		ctx.NewAction(actionRetryPending)
 		if s.Autostart && !p.started {
 			p.start(ctx)

@@ -76,6 +76,7 @@ type liveRun struct {
 	ready          bool
 	streamStartMs  float64
 	streamStartSet bool
+	readyCtxTime   float64 // input AudioContext time when the session opened
 	sentMs         float64
 	framesSent     int
 	framesDropped  int
@@ -156,6 +157,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	cfg := &session.Config{
 		URL: url, Model: r.settings.Model, FrameMs: r.settings.FrameMs,
 		ExternalPlayback: true,
+		Transport:        r.settings.Transport,
 		NativeDuplex:     strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"),
 		Observers:        []session.Observer{session.ObserverFuncs{Event: r.onEvent, State: r.onState}},
 	}
@@ -171,6 +173,10 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	r.sess = s
 	r.sessionID = s.ID()
 	r.ready = true
+	// Frames captured before this instant (queued in the worklet's port
+	// while we dialed) are not sent: the stream starts with fresh audio, so
+	// the first append is not already late.
+	r.readyCtxTime = g.inputTime()
 	r.mu.Unlock()
 	if clip != nil {
 		g.setClip(clip, r.settings.Audible)
@@ -229,7 +235,7 @@ const clipTailMs = 3000
 // onFrame runs in the worklet's message callback: never block.
 func (r *liveRun) onFrame(f inputFrame) {
 	r.mu.Lock()
-	ready := r.ready
+	ready := r.ready && f.CtxTime-float64(len(f.PCM))/32000 >= r.readyCtxTime
 	r.mu.Unlock()
 	if !ready {
 		return

@@ -26,6 +26,11 @@ type Settings struct {
 	DurationS float64 // 0 = until Stop
 	Audible   bool    // play dataset clips locally
 	View      string  // initial tab
+	// Transport picks the session's browser transport: "browser" (the
+	// default: WebSocket wrapped directly, receive stamped in onmessage) or
+	// "coder" (coder/websocket, stamped when Read returns) — for the
+	// stamping benchmark.
+	Transport string
 
 	// DroppedPCM is a WAV the user dropped on the page, as 16 kHz PCM16
 	// (DroppedName its file name); it replaces the mic when set.
@@ -102,6 +107,13 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 	if v := q.Get("view"); v != "" {
 		s.View = v
 	}
+	if v := q.Get("transport"); v != "" {
+		if v == "browser" || v == "coder" {
+			s.Transport = v
+		} else {
+			errs = append(errs, fmt.Errorf("transport=%q: want browser or coder", v))
+		}
+	}
 	return s, errs
 }
 
@@ -124,6 +136,9 @@ func (s Settings) Query() url.Values {
 	}
 	if s.Audible {
 		q.Set("audible", "1")
+	}
+	if s.Transport != "" {
+		q.Set("transport", s.Transport)
 	}
 	return q
 }

@@ -17,15 +17,23 @@ import (
 func NewRecord(r *report.Report, id string, now time.Time) (Record, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	r.ID, r.CreatedAt = "", ""
-	canon, err := report.MarshalIndent(r)
+	canon, err := report.Marshal(r)
 	if err != nil {
 		return Record{}, err
 	}
 	sum := sha256.Sum256(canon)
 	r.ID = id
 	r.CreatedAt = now.Format(time.RFC3339Nano)
-	body, err := report.MarshalIndent(r)
-	if err != nil {
+	// The body is the canonical JSON with id and created_at after "schema"
+	// (where encoding/json puts them), spliced in rather than re-encoded.
+	prefix := `{"schema":` + strconv.Quote(report.Schema) + `,`
+	var body []byte
+	if strings.HasPrefix(string(canon), prefix) && ValidID(id) {
+		body = make([]byte, 0, len(canon)+96)
+		body = append(body, prefix...)
+		body = append(body, `"id":"`+id+`","created_at":"`+r.CreatedAt+`",`...)
+		body = append(body, canon[len(prefix):]...)
+	} else if body, err = report.Marshal(r); err != nil {
 		return Record{}, err
 	}
 	m := MetaFromReport(r)

@@ -105,19 +105,19 @@ func parseSrv(o obj) *srvObj {
 		return nil
 	}
 	val := func(k string) srvVal {
-		raw, ok := o[k]
-		if !ok {
+		raw := o.get(k)
+		if raw == nil {
 			return srvVal{}
 		}
 		f, ok := realFinite(raw)
 		return srvVal{present: true, valid: ok && f >= 0, v: f}
 	}
 	s := &srvObj{ttft: val("ttft_ms"), ttfp: val("ttfp_ms")}
-	if raw, ok := o["measurement_origin"]; ok {
+	if raw := o.get("measurement_origin"); raw != nil {
 		s.origin.present = true
 		if mo := object(raw); mo != nil {
-			s.origin.ttft, s.origin.hasTTFT = str(mo["ttft"])
-			s.origin.ttfp, s.origin.hasTTFP = str(mo["ttfp"])
+			s.origin.ttft, s.origin.hasTTFT = str(mo.get("ttft"))
+			s.origin.ttfp, s.origin.hasTTFP = str(mo.get("ttfp"))
 		}
 	}
 	return s
@@ -135,7 +135,7 @@ func parseStage0(raw json.RawMessage) *stage0Parsed {
 		return nil
 	}
 	p := &stage0Parsed{tokens: *newStage0(raw)}
-	if f, ok := realFinite(object(raw)["vllm_tpot_ms"]); ok && f >= 0 {
+	if f, ok := realFinite(object(raw).get("vllm_tpot_ms")); ok && f >= 0 {
 		p.tpotOK, p.tpot = true, f
 	}
 	return p
@@ -220,7 +220,7 @@ const LocalStreamStart = "duplexscope.stream_start"
 func (a *Accumulator) Add(ev trace.Event) {
 	if ev.Dir != trace.DirRecv {
 		if ev.Dir == trace.DirLocal && !a.ssSet {
-			if t, _ := str(object(ev.Event)["type"]); t == LocalStreamStart {
+			if t, _ := str(object(ev.Event).get("type")); t == LocalStreamStart {
 				a.SetStreamStart(ev.TMs)
 			}
 		}
@@ -232,7 +232,7 @@ func (a *Accumulator) Add(ev trace.Event) {
 		a.counts.Ignored++
 		return
 	}
-	if seq, ok := intLike(o["server_event_seq"]); ok {
+	if seq, ok := intLike(o.get("server_event_seq")); ok {
 		if a.hasSeq && seq <= a.lastSeq {
 			a.counts.Duplicates++
 			return
@@ -241,24 +241,24 @@ func (a *Accumulator) Add(ev trace.Event) {
 	}
 	a.counts.Accepted++
 	a.accepted++
-	typ, _ := str(o["type"])
+	typ, _ := str(o.get("type"))
 	v := newView(o)
 	rid, hasID := v.identity()
 
 	var r rec
 	if typ == typeAudioDelta {
-		if hz, ok := intLike(o["sample_rate_hz"]); ok && hz > 0 {
+		if hz, ok := intLike(o.get("sample_rate_hz")); ok && hz > 0 {
 			a.rate = hz
 		}
-		p := o["delta"]
+		p := o.get("delta")
 		if !truthy(p) {
-			p = o["audio"]
+			p = o.get("audio")
 		}
 		r.clientAu = kindOf(p) == jString
 		r.packet = nonEmptyString(p)
 		if r.packet {
 			if v.md != nil {
-				d := v.md["audio_duration_ms"]
+				d := v.md.get("audio_duration_ms")
 				if f, ok := numberOrBool(d); ok && finite(f) {
 					r.hasDur2, r.dur2 = true, max(0, f)
 				}
@@ -286,7 +286,7 @@ func (a *Accumulator) Add(ev trace.Event) {
 			a.listed = append(a.listed, ri)
 		}
 	}
-	r.text = isTextType(typ) && nonEmptyString(o["delta"])
+	r.text = isTextType(typ) && nonEmptyString(o.get("delta"))
 	r.srv = parseSrv(v.serverMetrics())
 	r.stage0 = parseStage0(v.stage0())
 	r.t, r.tMs, r.resp, r.seq = ev.TMs/1000.0, ev.TMs, ri, a.accepted
@@ -355,13 +355,13 @@ type view struct {
 }
 
 func newView(o obj) *view {
-	v := &view{o: o, vo: object(o["vllm_omni"]), md: object(o["metadata"]), resp: object(o["response"])}
+	v := &view{o: o, vo: object(o.get("vllm_omni")), md: object(o.get("metadata")), resp: object(o.get("response"))}
 	if v.md != nil {
-		v.mdvo, v.mdde = object(v.md["vllm_omni"]), object(v.md["duplex_event"])
+		v.mdvo, v.mdde = object(v.md.get("vllm_omni")), object(v.md.get("duplex_event"))
 	}
 	if v.resp != nil {
-		if v.rmd = object(v.resp["metadata"]); v.rmd != nil {
-			v.rmdvo, v.rmdde = object(v.rmd["vllm_omni"]), object(v.rmd["duplex_event"])
+		if v.rmd = object(v.resp.get("metadata")); v.rmd != nil {
+			v.rmdvo, v.rmdde = object(v.rmd.get("vllm_omni")), object(v.rmd.get("duplex_event"))
 		}
 	}
 	return v
@@ -370,11 +370,11 @@ func newView(o obj) *view {
 // identity is response_id if it is a string, else response.id if that is a
 // string.
 func (v *view) identity() (string, bool) {
-	if s, ok := str(v.o["response_id"]); ok {
+	if s, ok := str(v.o.get("response_id")); ok {
 		return s, true
 	}
 	if v.resp != nil {
-		if s, ok := str(v.resp["id"]); ok {
+		if s, ok := str(v.resp.get("id")); ok {
 			return s, true
 		}
 	}
@@ -385,7 +385,7 @@ func field(o obj, k string) obj {
 	if o == nil {
 		return nil
 	}
-	return object(o[k])
+	return object(o.get(k))
 }
 
 // serverMetrics returns the first response_request_metrics object found in
@@ -407,10 +407,10 @@ func (v *view) stage0() json.RawMessage {
 	const k = "stage_metrics"
 	for _, parent := range [...]obj{v.vo, v.md, v.mdvo, v.rmd, v.rmdvo} {
 		if sm := field(parent, k); sm != nil {
-			if kindOf(sm["0"]) != jObject {
+			if kindOf(sm.get("0")) != jObject {
 				return nil
 			}
-			return trimWS(sm["0"])
+			return trimWS(sm.get("0"))
 		}
 	}
 	return nil

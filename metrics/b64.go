@@ -6,8 +6,15 @@ package metrics
 // discarded; a complete pad sequence ends decoding (CPython
 // binascii.a2b_base64, non-strict mode).
 func b64Len(s []byte) (int, bool) {
-	n, quad, pads := 0, 0, 0
-	for _, c := range s {
+	// Fast path: a run of alphabet characters (the whole payload, usually).
+	run := 0
+	for run < len(s) && b64Alpha[s[run]] {
+		run++
+	}
+	quad := run % 4
+	n := run/4*3 + max(0, quad-1)
+	pads := 0
+	for _, c := range s[run:] {
 		if c >= 0x80 {
 			return 0, false // str.encode("ascii") fails → ValueError
 		}
@@ -44,6 +51,11 @@ func b64Len(s []byte) (int, bool) {
 	return n, true
 }
 
-func isB64(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
-}
+func isB64(c byte) bool { return b64Alpha[c] }
+
+var b64Alpha = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
+	}
+	return t
+}()

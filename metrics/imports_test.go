@@ -16,7 +16,7 @@ func TestImports(t *testing.T) {
 	t.Parallel()
 	allowed := map[string][]string{
 		".":           {"github.com/duplexscope/duplexscope/trace"},
-		"conformance": nil,
+		"conformance": {"github.com/duplexscope/duplexscope/trace"},
 		"../trace":    nil,
 	}
 	for dir, extra := range allowed {

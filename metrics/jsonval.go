@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"github.com/duplexscope/duplexscope/trace"
 )
 
 // Raw JSON probing with Python's type semantics: the reference reads events
@@ -24,7 +26,24 @@ const (
 	jObject
 )
 
-type obj = map[string]json.RawMessage
+// obj is a decoded JSON object's top level: keys in document order, values
+// raw. get follows Python dict semantics for repeated keys (last wins).
+type obj []kv
+
+type kv struct {
+	k []byte
+	v json.RawMessage
+}
+
+// get returns the raw value of key, nil when absent.
+func (o obj) get(key string) json.RawMessage {
+	for i := len(o) - 1; i >= 0; i-- {
+		if string(o[i].k) == key {
+			return o[i].v
+		}
+	}
+	return nil
+}
 
 func kindOf(raw json.RawMessage) jkind {
 	raw = trimWS(raw)
@@ -70,6 +89,9 @@ func number(raw json.RawMessage) (float64, bool) {
 	raw = trimWS(raw)
 	if kindOf(raw) != jNumber {
 		return 0, false
+	}
+	if string(raw) == trace.NaNLiteral {
+		return math.NaN(), true
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
@@ -174,28 +196,159 @@ func truthy(raw json.RawMessage) bool {
 	}
 }
 
-// object decodes a JSON object's top level; nil when raw is not an object.
+// object scans a JSON object's top level without decoding its values; nil
+// when raw is not an object. Input is trusted to be JSON (trace.Decode
+// validated it); malformed input gives nil or partial results, never a
+// panic.
 func object(raw json.RawMessage) obj {
-	if kindOf(raw) != jObject {
+	raw = trimWS(raw)
+	if len(raw) < 2 || raw[0] != '{' {
 		return nil
 	}
-	var o obj
-	if json.Unmarshal(raw, &o) != nil {
-		return nil
+	o := make(obj, 0, 8)
+	i := skipWS(raw, 1)
+	if i < len(raw) && raw[i] == '}' {
+		return o
 	}
-	if o == nil {
-		o = obj{}
-	}
-	return o
-}
-
-// path walks nested objects; nil when any step is missing or not an object.
-func path(o obj, keys ...string) obj {
-	for _, k := range keys {
-		if o == nil {
+	for i < len(raw) {
+		if raw[i] != '"' {
 			return nil
 		}
-		o = object(o[k])
+		end := skipString(raw, i)
+		if end < 0 {
+			return nil
+		}
+		key := raw[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			if json.Unmarshal(raw[i:end], &k) != nil {
+				return nil
+			}
+			key = []byte(k)
+		}
+		i = skipWS(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil
+		}
+		i = skipWS(raw, i+1)
+		vend := skipValue(raw, i)
+		if vend < 0 {
+			return nil
+		}
+		o = append(o, kv{key, raw[i:vend:vend]})
+		i = skipWS(raw, vend)
+		if i >= len(raw) {
+			return nil
+		}
+		switch raw[i] {
+		case ',':
+			i = skipWS(raw, i+1)
+		case '}':
+			return o
+		default:
+			return nil
+		}
 	}
-	return o
+	return nil
+}
+
+// array scans a JSON array's elements (raw); nil when raw is not an array.
+func array(raw json.RawMessage) []json.RawMessage {
+	raw = trimWS(raw)
+	if len(raw) < 2 || raw[0] != '[' {
+		return nil
+	}
+	out := []json.RawMessage{}
+	i := skipWS(raw, 1)
+	if i < len(raw) && raw[i] == ']' {
+		return out
+	}
+	for i < len(raw) {
+		end := skipValue(raw, i)
+		if end < 0 {
+			return nil
+		}
+		out = append(out, raw[i:end:end])
+		i = skipWS(raw, end)
+		if i >= len(raw) {
+			return nil
+		}
+		switch raw[i] {
+		case ',':
+			i = skipWS(raw, i+1)
+		case ']':
+			return out
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] == '"',
+// or -1.
+func skipString(b []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0 // preceding backslashes
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		j++
+		if n%2 == 0 {
+			return j
+		}
+	}
+}
+
+// skipValue returns the index after the JSON value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e := skipString(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	default:
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && !isSpace(b[j]) {
+			j++
+		}
+		if j == i {
+			return -1
+		}
+		return j
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/duplexscope/duplexscope/trace"
 )
 
 // Object is an ordered JSON object: the generic form of rows and session
@@ -121,11 +123,18 @@ func appendPyFloat(b []byte, f float64) []byte {
 		return append(b, "-Infinity"...)
 	}
 	var buf [32]byte
-	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // [-]d[.ddd]e±XX
 	i := bytes.IndexByte(e, 'e')
-	exp, _ := strconv.Atoi(string(e[i+1:]))
+	exp := 0
+	for _, c := range e[i+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if e[i+1] == '-' {
+		exp = -exp
+	}
+	mant := e[:i]
 	if exp < -4 || exp >= 16 {
-		b = append(b, e[:i]...)
+		b = append(b, mant...)
 		b = append(b, 'e')
 		if exp < 0 {
 			b = append(b, '-')
@@ -138,54 +147,82 @@ func appendPyFloat(b []byte, f float64) []byte {
 		}
 		return strconv.AppendInt(b, int64(exp), 10)
 	}
-	start := len(b)
-	b = strconv.AppendFloat(b, f, 'f', -1, 64)
-	if bytes.IndexByte(b[start:], '.') < 0 {
-		b = append(b, ".0"...)
+	if mant[0] == '-' {
+		b = append(b, '-')
+		mant = mant[1:]
 	}
-	return b
+	var digits [24]byte // mantissa digits without the point
+	d := append(digits[:0], mant[0])
+	if len(mant) > 2 {
+		d = append(d, mant[2:]...)
+	}
+	if exp < 0 {
+		b = append(b, '0', '.')
+		for range -exp - 1 {
+			b = append(b, '0')
+		}
+		return append(b, d...)
+	}
+	if len(d) <= exp+1 {
+		b = append(b, d...)
+		for range exp + 1 - len(d) {
+			b = append(b, '0')
+		}
+		return append(b, '.', '0')
+	}
+	b = append(b, d[:exp+1]...)
+	b = append(b, '.')
+	return append(b, d[exp+1:]...)
 }
 
-// appendString writes s as Python's json.dumps(ensure_ascii=False) does.
+// appendString writes s as Python's json.dumps(ensure_ascii=False) does:
+// \" \\ \n \r \t \b \f, other control characters as \u00XX, everything
+// else (non-ASCII too) as is; invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"':
-				b = append(b, '\\', '"')
-			case '\\':
-				b = append(b, '\\', '\\')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				if c < 0x20 {
-					b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-				} else {
-					b = append(b, c)
-				}
-			}
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
+			i++
+			start = i
+			continue
 		}
-		i += size
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
@@ -205,8 +242,10 @@ func ParseObject(data []byte) (Object, error) {
 }
 
 // ParseValue decodes any JSON value into the Object value model.
+//
+// Python's NaN/Infinity tokens are accepted (trace.PythonJSON).
 func ParseValue(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(trace.PythonJSON(data)))
 	dec.UseNumber()
 	v, err := parseValue(dec)
 	if err != nil {
@@ -266,6 +305,9 @@ func parseValue(dec *json.Decoder) (any, error) {
 		return nil, fmt.Errorf("unexpected %v", t)
 	case json.Number:
 		s := string(t)
+		if s == trace.NaNLiteral {
+			return math.NaN(), nil
+		}
 		if bytes.IndexAny([]byte(s), ".eE") < 0 {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return n, nil

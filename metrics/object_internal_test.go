@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -83,6 +84,107 @@ func TestB64Len(t *testing.T) {
 		n, ok := b64Len([]byte(tc.in))
 		if n != tc.n || ok != tc.ok {
 			t.Errorf("b64Len(%q) = %d, %v; want %d, %v (%s)", tc.in, n, ok, tc.n, tc.ok, tc.note)
+		}
+	}
+}
+
+// TestScanner: the allocation-light object/array scanner agrees with
+// encoding/json on valid input (repeated keys: last wins) and never panics
+// on malformed input.
+func TestScanner(t *testing.T) {
+	t.Parallel()
+	o := object(json.RawMessage(` { "a" : 1, "b\u0022":"x\"}", "c":[1,{"d":"]"}], "a": null, "e": {"f": true} } `))
+	if o == nil {
+		t.Fatal("nil")
+	}
+	for k, want := range map[string]string{"a": "null", `b"`: `"x\"}"`, "c": `[1,{"d":"]"}]`, "e": `{"f": true}`} {
+		if got := string(o.get(k)); got != want {
+			t.Errorf("get(%q) = %q, want %q", k, got, want)
+		}
+	}
+	if o.get("zz") != nil {
+		t.Error("missing key found")
+	}
+	if a := array(o.get("c")); len(a) != 2 || string(a[1]) != `{"d":"]"}` {
+		t.Errorf("array = %q", a)
+	}
+	if e := object(json.RawMessage(`{}`)); e == nil || len(e) != 0 {
+		t.Errorf("empty object = %#v", e)
+	}
+	for _, bad := range []string{`{`, `{"a"`, `{"a":`, `{"a":1`, `{"a" 1}`, `{"a":"\"}`, `[`, `{"a":[}`, `{1:2}`, `"x"`} {
+		_ = object(json.RawMessage(bad))
+		_ = array(json.RawMessage(bad))
+	}
+}
+
+// The fast path of b64Len agrees with the character-by-character rule.
+func TestB64LenFastPath(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"AAAAAAAA", "AAAAAAA", "AAAAAA", "AAAAA", "AAAAAA==", "AAAAAAA=", "AAAAA===", "AAAA AAAA", "AAAAAA=A", "AAAAA=A", ""} {
+		want, wantOK := slowB64Len([]byte(s))
+		if got, ok := b64Len([]byte(s)); ok != wantOK || ok && got != want {
+			t.Errorf("b64Len(%q) = %d, %v; slow path %d, %v", s, got, ok, want, wantOK)
+		}
+	}
+}
+
+func slowB64Len(s []byte) (int, bool) {
+	n, quad, pads := 0, 0, 0
+	for _, c := range s {
+		if c >= 0x80 {
+			return 0, false
+		}
+		if c == '=' {
+			if quad >= 2 {
+				pads++
+				if quad+pads >= 4 {
+					return n, true
+				}
+			}
+			continue
+		}
+		if !isB64(c) {
+			continue
+		}
+		pads = 0
+		if quad > 0 {
+			n++
+		}
+		quad = (quad + 1) % 4
+	}
+	return n, quad == 0
+}
+
+// TestPyFloatReprRandom: the single-conversion repr equals the two-step
+// construction (shortest 'e' digits, then 'f' in the fixed range) for many
+// magnitudes.
+func TestPyFloatReprRandom(t *testing.T) {
+	t.Parallel()
+	x := 1.0
+	for i := 0; i < 4000; i++ {
+		x = x*1.37 + 1e-7
+		if x > 1e30 {
+			x = 1.234e-12 * float64(i)
+		}
+		for _, v := range []float64{x, -x, float64(int64(x))} {
+			got := string(appendPyFloat(nil, v))
+			e := strconv.FormatFloat(v, 'e', -1, 64)
+			exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+			want := ""
+			if exp < -4 || exp >= 16 {
+				want = strings.Replace(strings.Replace(e, "e+0", "e+0", 1), "e-0", "e-0", 1)
+				if len(e)-strings.IndexByte(e, 'e') == 3 { // e+5 → e+05
+					want = e[:len(e)-1] + "0" + e[len(e)-1:]
+				}
+			} else {
+				want = strconv.FormatFloat(v, 'f', -1, 64)
+				if !strings.Contains(want, ".") {
+					want += ".0"
+				}
+			}
+			if got != want {
+				t.Fatalf("repr(%v) = %s, want %s", v, got, want)
+			}
 		}
 	}
 }

@@ -209,7 +209,7 @@ func (r Report) MarshalJSON() ([]byte, error) { return r.Object().MarshalJSON() 
 // File returns the exact bytes of duplex_metrics.json: Python
 // json.dumps(report, ensure_ascii=False, indent=2), no trailing newline.
 func (r Report) File() []byte {
-	b, err := appendValue(nil, r.Object(), true, 0)
+	b, err := appendValue(make([]byte, 0, 4096+3072*len(r.Requests)+2048*len(r.Sessions)), r.Object(), true, 0)
 	if err != nil { // unreachable: reports hold only encodable values
 		panic(err)
 	}

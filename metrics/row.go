@@ -112,18 +112,15 @@ func newStage0(raw json.RawMessage) *Stage0Tokens {
 	s := object(raw)
 	st := &Stage0Tokens{
 		Source:           "engine_stage_metrics",
-		OutputTokenCount: pyInt(s["num_tokens_out"]),
-		TTFTMs:           pyFloat(s["vllm_ttft_ms"]),
-		TPOTMs:           pyFloat(s["vllm_tpot_ms"]),
+		OutputTokenCount: pyInt(s.get("num_tokens_out")),
+		TTFTMs:           pyFloat(s.get("vllm_ttft_ms")),
+		TPOTMs:           pyFloat(s.get("vllm_tpot_ms")),
 		ITLsMs:           []float64{},
 	}
-	if kindOf(s["vllm_itls_ms"]) == jArray {
-		var items []json.RawMessage
-		if json.Unmarshal(s["vllm_itls_ms"], &items) == nil {
-			for _, it := range items {
-				if f, ok := numberOrBool(it); ok {
-					st.ITLsMs = append(st.ITLsMs, f)
-				}
+	if kindOf(s.get("vllm_itls_ms")) == jArray {
+		for _, it := range array(s.get("vllm_itls_ms")) {
+			if f, ok := numberOrBool(it); ok {
+				st.ITLsMs = append(st.ITLsMs, f)
 			}
 		}
 	}
@@ -184,12 +181,8 @@ func pyFloat(raw json.RawMessage) float64 {
 
 // Object returns the row as an ordered JSON object in METRICS.md §2.8 order.
 func (r Row) Object() Object {
-	o := make(Object, 0, 20)
-	if r.HasSample {
-		o = append(o, Member{"sample_id", strOrNil(r.SampleID)}, Member{"split", strOrNil(r.Split)})
-	}
+	o := identity(make(Object, 0, 20), r.HasSample, r.SampleID, r.Split, r.SessionID)
 	o = append(o,
-		Member{"session_id", strOrNil(r.SessionID)},
 		Member{"request_index", r.RequestIndex},
 		Member{"response_id", r.ResponseID})
 	if m := r.Raw; m != nil {
@@ -238,6 +231,15 @@ func (r Row) Object() Object {
 
 // MarshalJSON writes the row in METRICS.md §2.8 key order.
 func (r Row) MarshalJSON() ([]byte, error) { return r.Object().MarshalJSON() }
+
+// identity appends the keys every row and session entry start with:
+// sample_id and split (Omni-DuplexEval, _with_sample_identity), session_id.
+func identity(o Object, hasSample bool, sampleID, split, sessionID *string) Object {
+	if hasSample {
+		o = append(o, Member{"sample_id", strOrNil(sampleID)}, Member{"split", strOrNil(split)})
+	}
+	return append(o, Member{"session_id", strOrNil(sessionID)})
+}
 
 func strOrNil(s *string) any {
 	if s == nil {

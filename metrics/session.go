@@ -95,6 +95,10 @@ func (a *Accumulator) Snapshot() SessionResult {
 		dStar                               float64
 	)
 	res.Responses = make([]ResponseTiming, 0, len(a.listed))
+	n := len(a.listed)
+	vals := make([]float64, 6*n) // one slab for the six summary inputs
+	ttft, ttfp, rtf = vals[0:0:n], vals[n:n:2*n], vals[2*n:2*n:3*n]
+	tpot, cttft, cttfp = vals[3*n:3*n:4*n], vals[4*n:4*n:5*n], vals[5*n:5*n:6*n]
 	var slab []RawMetric // one allocation for all rows' timing fields
 	for i, ri := range a.listed {
 		st := a.resps[ri]
@@ -262,12 +266,8 @@ func rawMetric(m *RawMetric, w *window, byteMs float64) {
 // Object returns the entry as an ordered JSON object (METRICS.md §3, with
 // the stream keys in §7's order).
 func (s SessionSummary) Object() Object {
-	o := make(Object, 0, 18)
-	if s.HasSample {
-		o = append(o, Member{"sample_id", strOrNil(s.SampleID)}, Member{"split", strOrNil(s.Split)})
-	}
+	o := identity(make(Object, 0, 18), s.HasSample, s.SampleID, s.Split, s.SessionID)
 	o = append(o,
-		Member{"session_id", strOrNil(s.SessionID)},
 		Member{"audio_turn_count", s.AudioTurnCount},
 		Member{"ttft_ms", summaryValue(s.TTFTMs)},
 		Member{"ttfp_ms", summaryValue(s.TTFPMs)},

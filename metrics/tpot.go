@@ -76,7 +76,7 @@ func engineTPOT(steps []tpotStep) EngineTPOTResult {
 // 0 ≠ "0", null is its own value).
 func ScoreEngineTPOT(doc trace.EngineTPOT) EngineTPOTResult {
 	steps := make([]tpotStep, 0, len(doc.Outputs))
-	for _, o := range doc.Outputs {
+	for i, o := range doc.Outputs {
 		f, ok := number(o.NewTokens)
 		if !ok || !finite(f) {
 			continue
@@ -85,7 +85,11 @@ func ScoreEngineTPOT(doc trace.EngineTPOT) EngineTPOTResult {
 		if n < 1 || n > 1e15 {
 			continue
 		}
-		steps = append(steps, tpotStep{t: o.TMs, tokens: int(n), seg: segmentKey(o.Segment)})
+		seg := segmentKey(o.Segment)
+		if seg == "n:NaN" { // NaN != NaN: every NaN segment is its own
+			seg = "nan:" + strconv.Itoa(i)
+		}
+		steps = append(steps, tpotStep{t: o.TMs, tokens: int(n), seg: seg})
 	}
 	return engineTPOT(steps)
 }

@@ -11,6 +11,18 @@ import (
 	"unicode/utf8"
 )
 
+// Marshal writes the report as compact JSON without HTML escaping (rows
+// keep their key order and number spelling).
+func Marshal(r *Report) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // MarshalIndent writes the report as indented JSON without HTML escaping.
 func MarshalIndent(r *Report) ([]byte, error) {
 	var buf bytes.Buffer

@@ -123,37 +123,115 @@ func receiveTimes(tr *trace.Session) map[string]*clientTimes {
 
 // Loose bounds on |client interval − true interval| (client receive clock vs
 // simulator emit clock; the difference is clock-independent). The test
-// machine has 2 cores shared by other builds and the simulator runs in the
-// same process, so single responses can be delayed by CPU starvation
-// (observed up to ≈ 270 ms at load average 4.7, p50 then still ≈ 10 ms):
-// every response must be within clientTruthBound and the median within
-// clientTruthMedianBound, which a systematic error (a receive stamp taken
-// after pacing, or at the wrong event, ≥ one 200 ms frame) cannot meet.
+// machine has 2 cores shared with other builds and the simulator runs in the
+// same process, so the whole process is sometimes descheduled for hundreds
+// of milliseconds (observed: 400 ms at load average 7). A stall monitor
+// measures the worst such stall during the sessions; an error up to that
+// stall is the machine's, not the client's. So every response must be within
+// clientTruthBound + stall and the median within clientTruthMedianBound +
+// stall/2; a systematic client error (a receive stamp taken after pacing, or
+// at the wrong event: ≥ one 200 ms frame) exceeds that unless the machine
+// stalled for a whole frame, which the log line reports.
 // The tight figures (goal p99 ≤ 1 ms native) belong to make bench.
 const (
-	clientTruthBound       = 300 * time.Millisecond
-	clientTruthMedianBound = 30 * time.Millisecond
+	clientTruthBound       = 50 * time.Millisecond
+	clientTruthMedianBound = 20 * time.Millisecond
 )
+
+// stallMonitor records the worst lateness of a 2 ms sleep loop: how long the
+// process was kept from running.
+type stallMonitor struct {
+	stop chan struct{}
+	done chan time.Duration
+}
+
+func startStallMonitor() *stallMonitor {
+	m := &stallMonitor{stop: make(chan struct{}), done: make(chan time.Duration, 1)}
+	go func() {
+		var worst time.Duration
+		for {
+			t0 := time.Now()
+			select {
+			case <-m.stop:
+				m.done <- worst
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			worst = max(worst, time.Since(t0)-2*time.Millisecond)
+		}
+	}()
+	return m
+}
+
+func (m *stallMonitor) Stop() time.Duration { close(m.stop); return <-m.done }
 
 // TestSimConcurrent runs 16 concurrent paced sessions of the builtin clips
 // against the simulator on real clocks and checks every response against
 // the simulator's truth: client-measured intervals within clientTruthBound,
 // server-reported TTFT/TTFP equal to the truth exactly.
 func TestSimConcurrent(t *testing.T) {
+	n := *simSessions
+	if testing.Short() && n > 4 {
+		n = 4
+	}
+	fid := measureFidelity(t, n)
+	t.Logf("worst process stall during the sessions: %v", fid.stall)
+	t.Logf("%d sessions, %d responses; created→first audio error p50 %.3f p99 %.3f ms; first→last audio error p50 %.3f p99 %.3f ms; pacing lag p50 %.3f p99 %.3f max %.3f ms",
+		n, fid.responses, pct(fid.createdAudio, 0.5), pct(fid.createdAudio, 0.99), pct(fid.audioSpan, 0.5), pct(fid.audioSpan, 0.99), fid.pacing.P50Ms, fid.pacing.P99Ms, fid.pacing.MaxMs)
+}
+
+// BenchmarkTimingFidelity (issue 9) reports the headless runner's
+// client-vs-truth interval errors (|client − true| created→first audio and
+// first→last audio, pooled) and input pacing lag at concurrency 1 and 16,
+// against the in-process simulator on real clocks. One op = one round of
+// sessions.
+//
+//	go test -run '^$' -bench TimingFidelity -benchtime 3x ./session/
+func BenchmarkTimingFidelity(b *testing.B) {
+	for _, n := range []int{1, 16} {
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			var all []float64
+			var lags []float64
+			var worstStall time.Duration
+			for range b.N {
+				f := measureFidelity(b, n)
+				all = append(append(all, f.createdAudio...), f.audioSpan...)
+				lags = append(lags, f.pacing.P99Ms)
+				worstStall = max(worstStall, f.stall)
+			}
+			b.ReportMetric(pct(all, 0.5), "err-p50-ms")
+			b.ReportMetric(pct(all, 0.99), "err-p99-ms")
+			b.ReportMetric(pct(all, 1), "err-max-ms")
+			b.ReportMetric(pct(lags, 0.5), "pacing-p99-ms")
+			b.ReportMetric(durMsT(worstStall), "stall-max-ms")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// fidelity is what one round of concurrent sessions measured.
+type fidelity struct {
+	createdAudio, audioSpan []float64 // client − truth interval errors, ms
+	pacing                  session.LagStats
+	stall                   time.Duration
+	responses               int
+}
+
+// measureFidelity runs n concurrent sessions of the builtin clips against a
+// fresh simulator and checks each response against its truth (see the bounds
+// above); it returns the errors measured.
+func measureFidelity(t testing.TB, n int) fidelity {
 	ts := startSim(t)
 	samples, err := dataset.Load(dataset.BuiltinName, nil)
 	if err != nil {
 		t.Fatal(err)
-	}
-	n := *simSessions
-	if testing.Short() && n > 4 {
-		n = 4
 	}
 	type out struct {
 		res *session.Result
 		err error
 	}
 	outs := make([]out, n)
+	mon := startStallMonitor()
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		s := samples[i%len(samples)]
@@ -169,6 +247,8 @@ func TestSimConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	stall := mon.Stop()
+	bound := durMsT(clientTruthBound + stall)
 	var errsCreatedAudio, errsAudioSpan []float64
 	var lags []time.Duration
 	responses := 0
@@ -202,8 +282,8 @@ func TestSimConcurrent(t *testing.T) {
 			errsCreatedAudio = append(errsCreatedAudio, e1)
 			errsAudioSpan = append(errsAudioSpan, e2)
 			for _, e := range []float64{e1, e2} {
-				if math.Abs(e) > float64(clientTruthBound)/float64(time.Millisecond) {
-					t.Errorf("session %d response %s: client − truth interval error %.3f ms, bound %v", i, tr.ResponseID, e, clientTruthBound)
+				if math.Abs(e) > bound {
+					t.Errorf("session %d response %s: client − truth interval error %.3f ms, bound %.3f ms (%v + worst stall %v)", i, tr.ResponseID, e, bound, clientTruthBound, stall)
 				}
 			}
 			row, ok := rows[tr.ResponseID]
@@ -237,14 +317,14 @@ func TestSimConcurrent(t *testing.T) {
 		}
 	}
 	for name, errs := range map[string][]float64{"created→first audio": errsCreatedAudio, "first→last audio": errsAudioSpan} {
-		if p := pct(errs, 0.5); !(p <= float64(clientTruthMedianBound)/float64(time.Millisecond)) {
-			t.Errorf("%s: median |client − truth| %.3f ms, bound %v", name, p, clientTruthMedianBound)
+		if p, b := pct(errs, 0.5), durMsT(clientTruthMedianBound+stall/2); !(p <= b) {
+			t.Errorf("%s: median |client − truth| %.3f ms, bound %.3f ms (%v + half the worst stall %v)", name, p, b, clientTruthMedianBound, stall)
 		}
 	}
-	st := session.SummarizeLag(lags)
-	t.Logf("%d sessions, %d responses; created→first audio error p50 %.3f p99 %.3f ms; first→last audio error p50 %.3f p99 %.3f ms; pacing lag p50 %.3f p99 %.3f max %.3f ms",
-		n, responses, pct(errsCreatedAudio, 0.5), pct(errsCreatedAudio, 0.99), pct(errsAudioSpan, 0.5), pct(errsAudioSpan, 0.99), st.P50Ms, st.P99Ms, st.MaxMs)
+	return fidelity{createdAudio: errsCreatedAudio, audioSpan: errsAudioSpan, pacing: session.SummarizeLag(lags), stall: stall, responses: responses}
 }
+
+func durMsT(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // pct is the nearest-rank percentile of |x|.
 func pct(x []float64, p float64) float64 {
@@ -311,14 +391,29 @@ func TestSimFaults(t *testing.T) {
 			return errors.As(err, &he)
 		}, settings: func(c *session.Config) { c.HandshakeTimeout = time.Second }},
 	}
-	for _, tc := range cases {
+	// All sessions run at once (t.Parallel would run only GOMAXPROCS of them
+	// at a time); the checks run per case afterwards.
+	type outcome struct {
+		res *session.Result
+		err error
+	}
+	outs := make([]outcome, len(cases))
+	var wg sync.WaitGroup
+	for i, tc := range cases {
+		cfg := &session.Config{URL: wsURL(ts) + "?sim_fault=" + tc.fault, Model: "sim", Settle: 500 * time.Millisecond, CompletionTimeout: time.Minute}
+		if tc.settings != nil {
+			tc.settings(cfg)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i].res, outs[i].err = session.Run(context.Background(), cfg, pcm)
+		}()
+	}
+	wg.Wait()
+	for i, tc := range cases {
 		t.Run(tc.fault, func(t *testing.T) {
-			t.Parallel()
-			cfg := &session.Config{URL: wsURL(ts) + "?sim_fault=" + tc.fault, Model: "sim", Settle: 500 * time.Millisecond, CompletionTimeout: time.Minute}
-			if tc.settings != nil {
-				tc.settings(cfg)
-			}
-			res, err := session.Run(context.Background(), cfg, pcm)
+			res, err := outs[i].res, outs[i].err
 			if tc.ok == nil {
 				if err != nil {
 					t.Fatalf("err = %v, want success", err)

@@ -83,13 +83,7 @@ func (s *Session) Stream(ctx context.Context, pcm []byte) error {
 		}
 		off = end
 	}
-	s.mu.Lock()
-	s.streamDone = true
-	s.mu.Unlock()
-	if s.cfg.ServerVAD {
-		return nil
-	}
-	return s.commit(ctx)
+	return s.endStream(ctx)
 }
 
 func (s *Session) notePacing(k, n int, due, lag time.Duration) {
@@ -99,12 +93,21 @@ func (s *Session) notePacing(k, n int, due, lag time.Duration) {
 	s.mu.Unlock()
 }
 
-// errOr prefers the session's own error (the cause) over a write error.
+// errOr prefers the session's own error (the cause) over a write error. A
+// failed write usually means the socket went away: the receive side is given
+// a moment to deliver what explains it (an error event, session.closed, the
+// close frame) before the write error is reported as a transport drop.
 func (s *Session) errOr(err error) error {
 	if se := s.Err(); se != nil {
 		return se
 	}
-	return err
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = s.waitFor(ctx, func() bool { return s.fatal != nil || s.readErr != nil })
+	if se := s.Err(); se != nil {
+		return se
+	}
+	return fmt.Errorf("%w: %v", ErrTransportDropped, err)
 }
 
 // SendFrame sends one externally clocked input frame (the browser's
@@ -178,6 +181,12 @@ func (s *Session) Commit(ctx context.Context) error {
 			return s.errOr(err)
 		}
 	}
+	return s.endStream(ctx)
+}
+
+// endStream marks the input finished and sends the final commit (none with
+// ServerVAD: its silence tail lets the server's VAD end the turn).
+func (s *Session) endStream(ctx context.Context) error {
 	s.mu.Lock()
 	s.streamDone = true
 	s.mu.Unlock()

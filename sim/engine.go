@@ -3,6 +3,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,22 @@ type item struct {
 	resp        *response
 	cancellable bool
 	render      func(now time.Duration) ([]byte, action)
+
+	// prepare, when set, does the item's heavy, time-independent work; it
+	// runs on the writer goroutine outside the session lock and may only
+	// touch writer-owned state (the response's voice) and the item.
+	prepare  func()
+	prepared bool
+	pcm      []int16
+	b64      string
+}
+
+// runPrepare runs it.prepare once.
+func (it *item) runPrepare() {
+	if it.prepare != nil && !it.prepared {
+		it.prepared = true
+		it.prepare()
+	}
 }
 
 type respState int
@@ -170,7 +187,7 @@ func keys(m map[string]bool) []string {
 func (e *engine) fault(name string) bool { return e.cfg.faults[name] }
 
 // schedule inserts an item keeping (at, seq) order.
-func (e *engine) schedule(at time.Duration, r *response, cancellable bool, render func(time.Duration) ([]byte, action)) {
+func (e *engine) schedule(at time.Duration, r *response, cancellable bool, render func(time.Duration) ([]byte, action)) *item {
 	e.seq++
 	it := &item{at: at, seq: e.seq, resp: r, cancellable: cancellable, render: render}
 	i := sort.Search(len(e.queue), func(i int) bool {
@@ -180,6 +197,17 @@ func (e *engine) schedule(at time.Duration, r *response, cancellable bool, rende
 	e.queue = append(e.queue, nil)
 	copy(e.queue[i+1:], e.queue[i:])
 	e.queue[i] = it
+	return it
+}
+
+// dueItem returns the item pop would render at now, if any, so the writer
+// can run its prepare step (PCM synthesis, base64) before reading the emit
+// time, keeping heavy work out of the stamp-to-write interval.
+func (e *engine) dueItem(now time.Duration) *item {
+	if e.state == stClosed || len(e.queue) == 0 || e.queue[0].at > now {
+		return nil
+	}
+	return e.queue[0]
 }
 
 // next returns when the next output (or deadline) is due.
@@ -762,7 +790,9 @@ func (e *engine) startSpeak(now time.Duration) {
 			at = lastAudio
 		}
 		k := k
-		e.schedule(at, r, true, func(t time.Duration) ([]byte, action) { return e.audioFrame(t, r, k) })
+		it := e.schedule(at, r, true, nil)
+		it.prepare = func() { e.prepareAudio(it, r) }
+		it.render = func(t time.Duration) ([]byte, action) { return e.audioFrame(t, r, k, it) }
 		e.schedule(at, r, true, func(t time.Duration) ([]byte, action) {
 			return e.textFrame(t, r, perPiece, false, k == r.packets-1), actNone
 		})
@@ -843,14 +873,39 @@ func (e *engine) speakFrame(t time.Duration, r *response) []byte {
 		OutputIndex: &zero, ContentIndex: &zero, Metadata: md}, r.id)
 }
 
-func (e *engine) audioFrame(t time.Duration, r *response, k int) ([]byte, action) {
+// prepareAudio synthesises the next packet of r. Packets of a response
+// render in queue order, so r.genSamples is the count before this packet.
+func (e *engine) prepareAudio(it *item, r *response) {
+	pkt := e.sc.PacketMs * e.outRate / 1000
+	n := max(0, min(pkt, r.samples-r.genSamples))
+	it.pcm = make([]int16, n)
+	r.voice.fill(it.pcm)
+	it.b64 = protocol.EncodePCM16(it.pcm)
+}
+
+// payloadMark stands in for the base64 payload while marshalling; the
+// payload needs no JSON escaping and is spliced in afterwards.
+const payloadMark = `\u0000pcm`
+
+// splice replaces the payload mark in frame with payload.
+func splice(frame []byte, payload string) []byte {
+	i := bytes.Index(frame, []byte(payloadMark))
+	if i < 0 {
+		return frame
+	}
+	out := make([]byte, 0, len(frame)+len(payload))
+	out = append(out, frame[:i]...)
+	out = append(out, payload...)
+	return append(out, frame[i+len(payloadMark):]...)
+}
+
+func (e *engine) audioFrame(t time.Duration, r *response, k int, it *item) ([]byte, action) {
 	if r.state != respActive {
 		return nil, actNone
 	}
-	pkt := e.sc.PacketMs * e.outRate / 1000
-	n := min(pkt, r.samples-r.genSamples)
-	samples := make([]int16, n)
-	r.voice.fill(samples)
+	it.runPrepare()
+	samples := it.pcm
+	n := len(samples)
 	r.genSamples += n
 	cumMs := float64(int64(r.genSamples) * 1000 / int64(e.outRate))
 	if k == 1 && r == e.firstSpeak && e.fault(FaultDroppedEvent) {
@@ -920,16 +975,15 @@ func (e *engine) audioFrame(t time.Duration, r *response, k int) ([]byte, action
 	zero := 0
 	d := &protocol.AudioDelta{ServerHeader: e.sh(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
 		Format: protocol.FormatPCM16, Metadata: md}
-	payload := protocol.EncodePCM16(samples)
 	if e.fault(FaultAudioField) {
-		d.Audio = payload
+		d.Audio = "\x00pcm"
 	} else {
-		d.Delta = payload
+		d.Delta = "\x00pcm"
 	}
 	if !e.fault(FaultNoSampleRate) {
 		d.SampleRateHz = &outRate
 	}
-	b := e.emit(t, d, r.id)
+	b := splice(e.emit(t, d, r.id), it.b64)
 	if k == 1 && r == e.firstSpeak && e.fault(FaultDisconnectMidResponse) {
 		e.state = stClosed
 		e.end(t, "disconnect")

@@ -223,12 +223,7 @@ func TestTestProfileTimings(t *testing.T) {
 func TestTurnDetection(t *testing.T) {
 	t.Parallel()
 	h := runSession(t, mustProfile(t, ProfileTest), "", threeTurns)
-	var starts []float64
-	for _, r := range h.truth().Responses {
-		if r.Kind == "speak" {
-			starts = append(starts, r.StartMs)
-		}
-	}
+	starts := speakStarts(h)
 	// Speech ends at input 600, 1700, 3100 ms; +200 ms silence → input 800,
 	// 1900, 3300 ms, carried by the appends accepted at 10 + 600, 1800, 3200.
 	if d := cmp.Diff([]float64{610, 1810, 3210}, starts); d != "" {
@@ -378,6 +373,17 @@ func TestBargeIn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// speakStarts returns the spoken responses' request starts (server ms).
+func speakStarts(h *harness) []float64 {
+	var starts []float64
+	for _, r := range h.truth().Responses {
+		if r.Kind == "speak" {
+			starts = append(starts, r.StartMs)
+		}
+	}
+	return starts
 }
 
 func countSpeak(h *harness) int {
@@ -580,12 +586,7 @@ func TestPeriodicAndSchedule(t *testing.T) {
 	t.Parallel()
 	silence := [][2]int{{0, 10000}}
 	h := runSession(t, mustProfile(t, ProfilePeriodic), "sim_ttfp_ms=100&sim_response_ms=1000", silence)
-	var starts []float64
-	for _, r := range h.truth().Responses {
-		if r.Kind == "speak" {
-			starts = append(starts, r.StartMs)
-		}
-	}
+	starts := speakStarts(h)
 	// Every 3 s of input clock: appends carrying input 3000, 6000, 9000 ms
 	// are accepted at 10 + 2800, 5800, 8800 ms.
 	if d := cmp.Diff([]float64{2810, 5810, 8810}, starts); d != "" {
@@ -596,12 +597,7 @@ func TestPeriodicAndSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	h = runSession(t, sc, "", silence)
-	starts = nil
-	for _, r := range h.truth().Responses {
-		if r.Kind == "speak" {
-			starts = append(starts, r.StartMs)
-		}
-	}
+	starts = speakStarts(h)
 	// 1000 (twice: the second turn waits for the first answer, which ends
 	// at 810 + 30 + 3×25 = 915) and 4000 ms of input.
 	if d := cmp.Diff([]float64{810, 915, 3810}, starts); d != "" {

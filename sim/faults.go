@@ -49,9 +49,11 @@ var faultDocs = map[string]string{
 }
 
 // Faults returns every fault name with its one-line description, sorted by name.
-func Faults() [][2]string {
-	out := make([][2]string, 0, len(faultDocs))
-	for k, v := range faultDocs {
+func Faults() [][2]string { return sortedDocs(faultDocs) }
+
+func sortedDocs(m map[string]string) [][2]string {
+	out := make([][2]string, 0, len(m))
+	for k, v := range m {
 		out = append(out, [2]string{k, v})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
@@ -104,14 +106,7 @@ var behaviorDocs = map[string]string{
 }
 
 // Behaviors returns every behaviour knob with its description, sorted.
-func Behaviors() [][2]string {
-	out := make([][2]string, 0, len(behaviorDocs))
-	for k, v := range behaviorDocs {
-		out = append(out, [2]string{k, v})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
-}
+func Behaviors() [][2]string { return sortedDocs(behaviorDocs) }
 
 func parseBehaviors(s string) (map[string]bool, error) {
 	bs := map[string]bool{}

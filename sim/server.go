@@ -257,6 +257,12 @@ func (ss *session) read(ctx context.Context) {
 func (ss *session) write(ctx context.Context) string {
 	for {
 		ss.mu.Lock()
+		due := ss.eng.dueItem(ss.clock.Now())
+		ss.mu.Unlock()
+		if due != nil {
+			due.runPrepare() // heavy work before the emit time is read
+		}
+		ss.mu.Lock()
 		out, ok := ss.eng.pop(ss.clock.Now())
 		next, hasNext := ss.eng.next()
 		ss.mu.Unlock()

@@ -57,34 +57,48 @@ func (v *voice) nextSyllable() {
 	}
 }
 
+// pulseTable is one Rosenberg-like glottal open phase, 0.5·(1 − cos).
+var pulseTable = func() [257]float64 {
+	var t [257]float64
+	for i := range t {
+		t[i] = 0.5 * (1 - math.Cos(2*math.Pi*float64(i)/256))
+	}
+	return t
+}()
+
+// voiceBlock is how many samples share one pitch and envelope value.
+const voiceBlock = 32
+
 // fill writes len(out) samples.
 func (v *voice) fill(out []int16) {
-	for i := range out {
+	for i := 0; i < len(out); {
 		if v.sylLeft == 0 {
 			v.nextSyllable()
 		}
+		n := min(voiceBlock, len(out)-i, v.sylLeft)
 		t := float64(v.n) / v.rate
 		f0 := v.f0 * (1 + 0.12*math.Sin(2*math.Pi*t/v.contourP) - 0.03*math.Mod(t, 2.0))
-		v.phase += f0 / v.rate
-		if v.phase >= 1 {
-			v.phase -= 1
-		}
-		src := 0.0
-		if v.phase < 0.6 { // Rosenberg-like open phase
-			src = 0.5 * (1 - math.Cos(2*math.Pi*v.phase/0.6))
-		}
-		exc := src - v.prevSrc // lip radiation (differentiation)
-		v.prevSrc = src
-		exc += 0.002 * (v.rng.Float64() - 0.5) // aspiration
-		y := 0.0
-		for k := range v.res {
-			y += v.gains[k] * v.res[k].step(exc)
-		}
+		step := f0 / v.rate
 		pos := 1 - float64(v.sylLeft)/float64(v.sylLen)
-		env := 0.3 + 0.7*math.Sin(math.Pi*pos)
-		s := math.Tanh(y*env*60) * 0.5
-		out[i] = int16(s * 32767)
-		v.sylLeft--
-		v.n++
+		gain := (0.3 + 0.7*math.Sin(math.Pi*pos)) * 60
+		for j := 0; j < n; j++ {
+			v.phase += step
+			if v.phase >= 1 {
+				v.phase -= 1
+			}
+			src := 0.0
+			if v.phase < 0.6 { // open phase
+				src = pulseTable[int(v.phase/0.6*256)]
+			}
+			exc := src - v.prevSrc // lip radiation (differentiation)
+			v.prevSrc = src
+			exc += 0.002 * (v.rng.Float64() - 0.5) // aspiration
+			y := v.gains[0]*v.res[0].step(exc) + v.gains[1]*v.res[1].step(exc) + v.gains[2]*v.res[2].step(exc)
+			x := y * gain
+			out[i+j] = int16(0.5 * 32767 * x / (1 + math.Abs(x))) // soft clip, |out| < half scale
+		}
+		i += n
+		v.sylLeft -= n
+		v.n += n
 	}
 }

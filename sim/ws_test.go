@@ -23,10 +23,11 @@ import (
 
 // TestConcurrentSessions runs 64 sessions at once and checks that each
 // client received exactly its own session's frames, in truth order.
+// It runs alone (not parallel): under -race, 64 sessions are heavy enough
+// to starve other tests' handshakes.
 func TestConcurrentSessions(t *testing.T) {
-	t.Parallel()
 	srv, hs := newTestServer(t, &Options{Profile: ProfileTest})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	const n = 64
 	var wg sync.WaitGroup
@@ -51,7 +52,7 @@ func oneSession(ctx context.Context, t *testing.T, srv *Server, url string, i in
 	c := dialRaw(ctx, t, url, fmt.Sprintf("sim_seed=%d", i))
 	c.send(ctx, sessionUpdate())
 	// Vary the input per session: i%3+1 turns.
-	turns := [][2]int{{400 + 20*i, 400}, {300, 400}, {500, 300}}[:i%3+1]
+	turns := [][2]int{{300 + 10*i, 300}, {300, 300}, {400, 300}}[:i%3+1]
 	c.streamPCM(ctx, speechPCM(turns...), 6400)
 	c.send(ctx, map[string]any{"type": "input_audio_buffer.commit", "final": true})
 	var got []string
@@ -268,7 +269,7 @@ func TestManualClockHandshake(t *testing.T) {
 func TestTruthRoute(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestServer(t, &Options{Profile: ProfileTest, KeepSessions: 2})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var ids []string
 	for range 3 {

@@ -10,9 +10,10 @@ import (
 // Decode reads a duplex-trace/v1 document. A missing (or null) "format" is
 // accepted, any other format is ErrFormat; a missing (or null) "kind" means
 // "session", an unknown kind is ErrKind. Malformed events inside a valid
-// document are not errors: metrics skip them.
+// document are not errors: metrics skip them. Python's NaN/Infinity tokens
+// are accepted (PythonJSON), as the reference's json.loads accepts them.
 func Decode(data []byte) (Document, error) {
-	obj, err := decodeHead(data)
+	obj, err := decodeHead(PythonJSON(data))
 	if err != nil {
 		return Document{}, err
 	}
@@ -135,7 +136,7 @@ func optString(obj map[string]json.RawMessage, key string) (string, error) {
 	return s, nil
 }
 
-func head(obj map[string]json.RawMessage, kind string) (format, desc string, err error) {
+func head(obj map[string]json.RawMessage) (format, desc string, err error) {
 	if format, err = optString(obj, "format"); err != nil {
 		return
 	}
@@ -147,7 +148,7 @@ func head(obj map[string]json.RawMessage, kind string) (format, desc string, err
 func sessionFrom(obj map[string]json.RawMessage) (Session, error) {
 	var s Session
 	var err error
-	if s.Format, s.Description, err = head(obj, KindSession); err != nil {
+	if s.Format, s.Description, err = head(obj); err != nil {
 		return Session{}, err
 	}
 	if raw, ok := obj["kind"]; ok && !isNull(raw) {
@@ -175,7 +176,7 @@ func sessionFrom(obj map[string]json.RawMessage) (Session, error) {
 func runFrom(obj map[string]json.RawMessage) (Run, error) {
 	var r Run
 	var err error
-	if r.Format, r.Description, err = head(obj, KindRun); err != nil {
+	if r.Format, r.Description, err = head(obj); err != nil {
 		return Run{}, err
 	}
 	r.Kind = KindRun
@@ -194,7 +195,7 @@ func runFrom(obj map[string]json.RawMessage) (Run, error) {
 func engineFrom(obj map[string]json.RawMessage) (EngineTPOT, error) {
 	var e EngineTPOT
 	var err error
-	if e.Format, e.Description, err = head(obj, KindEngineTPOT); err != nil {
+	if e.Format, e.Description, err = head(obj); err != nil {
 		return EngineTPOT{}, err
 	}
 	e.Kind = KindEngineTPOT

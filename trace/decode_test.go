@@ -182,3 +182,22 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestPythonJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`{"a": NaN, "b": [Infinity, -Infinity], "s": "NaN Infinity \" NaN"}`,
+			`{"a": ` + trace.NaNLiteral + `, "b": [` + trace.InfLiteral + `, ` + trace.NegInfLiteral + `], "s": "NaN Infinity \" NaN"}`},
+		{`{"plain": 1}`, `{"plain": 1}`},
+		{`["a\\", NaN]`, `["a\\", ` + trace.NaNLiteral + `]`},
+	}
+	for _, tc := range tests {
+		if got := string(trace.PythonJSON([]byte(tc.in))); got != tc.want {
+			t.Errorf("PythonJSON(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	d, err := trace.Decode([]byte(`{"events":[{"t_ms":1,"dir":"recv","event":{"x":NaN}}]}`))
+	if err != nil || len(d.Session.Events) != 1 {
+		t.Fatalf("Decode with NaN: %v", err)
+	}
+}

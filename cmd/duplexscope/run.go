@@ -600,10 +600,15 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 		rep.Responses = append(rep.Responses, responseExtras(t)...)
 		se := report.SessionExtra{
 			SampleID: s.SampleID, Split: s.Split, Complete: !ex.Incomplete, Error: ex.Error,
-			WireLog: dirTraces + "/" + name, StreamStartMs: t.Session.StreamStartMs,
+			WireLog: name, StreamStartMs: t.Session.StreamStartMs,
 		}
 		if t.Session.SessionID != nil {
 			se.SessionID = *t.Session.SessionID
+		}
+		if b, err := os.ReadFile(filepath.Join(o.Out, dirTraces, name)); err == nil {
+			h := sha256.Sum256(b)
+			rep.Attachments = append(rep.Attachments, report.Attachment{Name: name, Kind: report.AttachWireLog, ContentType: "application/json",
+				SizeBytes: int64(len(b)), SHA256: hex.EncodeToString(h[:]), SessionID: se.SessionID})
 		}
 		if ex.Pacing.Frames > 0 {
 			se.PacingLagP99, se.PacingLagMax = ptrTo(ex.Pacing.P99Ms), ptrTo(ex.Pacing.MaxMs)
@@ -802,6 +807,38 @@ func uploadReport(ctx context.Context, o *runOptions, body []byte) (string, erro
 	}
 	if err := json.Unmarshal(rb, &created); err != nil {
 		return "", fmt.Errorf("POST %s/api/reports: %w", base, err)
+	}
+	// The wire logs follow as the report's attachments (OUT/traces/NAME).
+	var r struct {
+		Attachments []report.Attachment `json:"attachments"`
+	}
+	_ = json.Unmarshal(body, &r)
+	for _, a := range r.Attachments {
+		if a.Kind != report.AttachWireLog {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(o.Out, dirTraces, a.Name))
+		if err != nil {
+			return "", fmt.Errorf("attachment %s: %w", a.Name, err)
+		}
+		u := base + "/api/reports/" + url.PathEscape(created.ID) + "/attachments/" + url.PathEscape(a.Name)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPut, u, bytes.NewReader(data))
+		if err != nil {
+			return "", err
+		}
+		req.Header.Set("Content-Type", a.ContentType)
+		if tok := os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"); tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", fmt.Errorf("PUT %s: %w", u, err)
+		}
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return "", fmt.Errorf("PUT %s: %s: %s", u, resp.Status, strings.TrimSpace(string(msg)))
+		}
 	}
 	return base + created.URL, nil
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -225,7 +226,17 @@ func TestRunUpload(t *testing.T) {
 	_, ws := startSim(t)
 	var got []byte
 	var key string
+	var mu sync.Mutex
+	attached := map[string]int{}
 	arch := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.HasPrefix(r.URL.Path, "/api/reports/abc/attachments/") {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			attached[strings.TrimPrefix(r.URL.Path, "/api/reports/abc/attachments/")] = len(b)
+			mu.Unlock()
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
 		if r.Method != http.MethodPost || r.URL.Path != "/api/reports" {
 			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 			return
@@ -259,7 +270,12 @@ func TestRunUpload(t *testing.T) {
 	}
 	// Shard 2 of 2 of the builtin set's first 2 samples is the second one.
 	if len(r.Sessions) != 1 || r.Sessions[0].SampleID != "weather" {
-		t.Errorf("shard sessions %+v, want only the second sample", r.Sessions)
+		t.Fatalf("shard sessions %+v, want only the second sample", r.Sessions)
+	}
+	// Its wire log was uploaded as the attachment the report names.
+	trace, _ := os.ReadFile(filepath.Join(out, "traces", r.Sessions[0].WireLog))
+	if n, ok := attached[r.Sessions[0].WireLog]; !ok || n != len(trace) || len(r.Attachments) != 1 {
+		t.Errorf("attachments uploaded %v, report lists %+v; want %s (%d bytes)", attached, r.Attachments, r.Sessions[0].WireLog, len(trace))
 	}
 }
 

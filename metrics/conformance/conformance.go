@@ -4,6 +4,7 @@
 // or |a−e| ≤ 1e-9 (200 equals 200.0); booleans, strings and null must be
 // identical; objects must have the same key set (null and absent differ);
 // arrays the same length and order. Key order and whitespace are ignored.
+// Python's bare NaN/Infinity tokens are read (a NaN matches only a NaN).
 package conformance
 
 import (
@@ -14,6 +15,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/duplexscope/duplexscope/trace"
 )
 
 // Compare returns nil when actual matches expected, else an error naming
@@ -31,7 +34,7 @@ func Compare(expected, actual []byte) error {
 }
 
 func decode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(trace.PythonJSON(data)))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
@@ -44,7 +47,15 @@ func decode(data []byte) (any, error) {
 }
 
 // NumbersMatch is the README's numeric rule.
+// A NaN matches only a NaN and an infinity only the same infinity (the
+// bare tokens Python writes are compared as tokens).
 func NumbersMatch(a, e float64) bool {
+	if a == e || math.IsNaN(a) && math.IsNaN(e) {
+		return true
+	}
+	if math.IsInf(a, 0) || math.IsInf(e, 0) || math.IsNaN(a) || math.IsNaN(e) {
+		return false
+	}
 	d := math.Abs(a - e)
 	return d <= 1e-6*math.Max(math.Abs(a), math.Abs(e)) || d <= 1e-9
 }
@@ -65,9 +76,9 @@ func Values(path string, e, a any) error {
 		if !ok {
 			return fmt.Errorf("%s: expected number %s, got %s", path, ev, show(a))
 		}
-		ef, err1 := strconv.ParseFloat(string(ev), 64)
-		af, err2 := strconv.ParseFloat(string(an), 64)
-		if err1 != nil || err2 != nil || !NumbersMatch(af, ef) {
+		ef, ok1 := parseNum(ev)
+		af, ok2 := parseNum(an)
+		if !ok1 || !ok2 || !NumbersMatch(af, ef) {
 			return fmt.Errorf("%s: expected %s, got %s", path, ev, an)
 		}
 	case []any:
@@ -115,6 +126,18 @@ func Values(path string, e, a any) error {
 		return fmt.Errorf("%s: unsupported expected value %T", path, e)
 	}
 	return nil
+}
+
+func parseNum(n json.Number) (float64, bool) {
+	if string(n) == trace.NaNLiteral {
+		return math.NaN(), true
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		ne, ok := err.(*strconv.NumError)
+		return f, ok && ne.Err == strconv.ErrRange
+	}
+	return f, true
 }
 
 func show(v any) string {

@@ -25,6 +25,10 @@ func TestCompare(t *testing.T) {
 		{"array order", `[1, 2]`, `[2, 1]`, false},
 		{"nested", `{"x": [{"y": 1.5}]}`, `{"x": [{"y": 1.5000000001}]}`, true},
 		{"string identical", `"a"`, `"b"`, false},
+		{"NaN matches NaN", `{"a": NaN}`, `{"a": NaN}`, true},
+		{"NaN is not a number", `NaN`, `0`, false},
+		{"Infinity matches Infinity", `[Infinity, -Infinity]`, `[Infinity, -Infinity]`, true},
+		{"Infinity sign", `Infinity`, `-Infinity`, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,69 @@
+//go:build e2e && !js
+
+package server_test
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/web"
+)
+
+// TestBrowserHostilePages opens the share, compare and history pages of a
+// report whose every string field carries script in real chromium and
+// proves no injected script ran, while our own charts did render (so the
+// CSP allows what it must and nothing else).
+//
+//	go test -tags e2e -run TestBrowser ./server/
+func TestBrowserHostilePages(t *testing.T) {
+	const chromium = "/usr/bin/chromium"
+	if _, err := exec.LookPath(chromium); err != nil {
+		t.Fatalf("chromium not found at %s: run `scripts/deps.sh test` (apt-get install -y chromium): %v", chromium, err)
+	}
+	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
+	const x = `</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><svg onload="window.__pwned=3">"'`
+	hostile := fixture{model: "m" + x, n: 5, ttfp: 300, session: "s" + x, edit: func(r *report.Report) {
+		r.Run.Profile, r.Run.TargetURL = x, "javascript:window.__pwned=4//"+x
+		r.Run.Machine = report.Machine{OS: x, UserAgent: x}
+		r.Run.Source = report.Source{Kind: report.SourceDataset, Dataset: x, Split: x}
+		r.Warnings = []report.Warning{{Code: report.WarnPacingLag, Message: x, SessionID: x}}
+		r.Sessions[0].Error = x
+	}}.json(t)
+	id := upload(t, e, hostile)
+	other := upload(t, e, fixture{model: "plain", n: 5, ttfp: 350}.json(t))
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for _, path := range []string{"/r/" + id, "/compare?ids=" + id + "," + other, "/history"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+path), chromedp.WaitReady("body"),
+			chromedp.Sleep(500*time.Millisecond)); err != nil { // let injected onload/onerror handlers fire, if any
+			t.Fatalf("%s: %v", path, err)
+		}
+		pwned, err := chromedp.Run(ctx, chromedp.Evaluate[*float64](`window.__pwned === undefined ? null : window.__pwned`))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		rendered, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-rendered="1"]').length`))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if pwned != nil {
+			t.Errorf("%s: injected script ran (window.__pwned = %v)", path, *pwned)
+		}
+		if !strings.HasPrefix(path, "/history") && rendered == 0 {
+			t.Errorf("%s: no chart rendered: our own scripts were blocked", path)
+		}
+	}
+}

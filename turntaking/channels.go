@@ -1,0 +1,135 @@
+package turntaking
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// Chunk is a run of mono PCM16 samples placed on a timeline.
+type Chunk struct {
+	StartMs float64
+	Rate    int
+	PCM     []byte // little-endian 16-bit
+}
+
+// VADChunks is VAD over chunks placed on one timeline (gaps between chunks
+// are silence): frames are taken within each chunk, then speech frames are
+// joined and filtered across chunks by the same rule.
+func VADChunks(chunks []Chunk, opt *VADOptions) []Interval {
+	o := opt.withDefaults()
+	thr := math.Pow(10, o.ThresholdDBFS/20)
+	var raw []Interval
+	for _, c := range chunks {
+		n := len(c.PCM) / 2
+		if c.Rate <= 0 || n == 0 {
+			continue
+		}
+		frame := max(1, int(math.Round(o.FrameMs*float64(c.Rate)/1000)))
+		for i := 0; i < n; i += frame {
+			end := min(i+frame, n)
+			var sum float64
+			for k := i; k < end; k++ {
+				s := float64(int16(binary.LittleEndian.Uint16(c.PCM[2*k:]))) / 32768
+				sum += s * s
+			}
+			if math.Sqrt(sum/float64(end-i)) < thr {
+				continue
+			}
+			iv := Interval{StartMs: c.StartMs + float64(i)*1000/float64(c.Rate), EndMs: c.StartMs + float64(end)*1000/float64(c.Rate)}
+			if k := len(raw); k > 0 && iv.StartMs-raw[k-1].EndMs < o.MinSilenceMs {
+				raw[k-1].EndMs = max(raw[k-1].EndMs, iv.EndMs)
+				continue
+			}
+			raw = append(raw, iv)
+		}
+	}
+	out := raw[:0]
+	for _, iv := range raw {
+		if iv.DurationMs() >= o.MinSpeechMs {
+			out = append(out, iv)
+		}
+	}
+	return out
+}
+
+// Channels reconstructs both channels of a recorded session on the client
+// clock (trace milliseconds) and returns their speech intervals:
+//
+//   - user: the audio of the "send" input_audio_buffer.append events
+//     (base64 PCM16 in "audio", sample_rate_hz or 16 000 Hz), laid end to
+//     end from the first append's send time (the input media timeline of
+//     a paced stream);
+//   - model: the audio of "recv" response.output_audio.delta events
+//     ("delta", else "audio"; sample_rate_hz or 24 000 Hz) played serially:
+//     each packet starts at max(its receive time, the end of the previous
+//     packet) — a simulated player, as when no playback clock was recorded.
+func Channels(s trace.Session, opt *VADOptions) (user, model []Interval) {
+	var uc, mc []Chunk
+	var userNext, modelNext float64
+	userStarted := false
+	for _, ev := range s.Events {
+		var e struct {
+			Type   string          `json:"type"`
+			Audio  json.RawMessage `json:"audio"`
+			Delta  json.RawMessage `json:"delta"`
+			RateHz json.RawMessage `json:"sample_rate_hz"`
+		}
+		if json.Unmarshal(ev.Event, &e) != nil {
+			continue
+		}
+		switch {
+		case ev.Dir == trace.DirSend && e.Type == "input_audio_buffer.append":
+			pcm, rate := decodePCM(e.Audio, e.RateHz, 16000)
+			if len(pcm) == 0 {
+				continue
+			}
+			if !userStarted {
+				userNext, userStarted = ev.TMs, true
+			}
+			uc = append(uc, Chunk{StartMs: userNext, Rate: rate, PCM: pcm})
+			userNext += float64(len(pcm)/2) * 1000 / float64(rate)
+		case ev.Dir == trace.DirRecv && e.Type == "response.output_audio.delta":
+			payload := e.Delta
+			if len(pcmString(payload)) == 0 {
+				payload = e.Audio
+			}
+			pcm, rate := decodePCM(payload, e.RateHz, 24000)
+			if len(pcm) == 0 {
+				continue
+			}
+			start := max(ev.TMs, modelNext)
+			mc = append(mc, Chunk{StartMs: start, Rate: rate, PCM: pcm})
+			modelNext = start + float64(len(pcm)/2)*1000/float64(rate)
+		}
+	}
+	return VADChunks(uc, opt), VADChunks(mc, opt)
+}
+
+func pcmString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func decodePCM(payload, rateRaw json.RawMessage, def int) ([]byte, int) {
+	s := pcmString(payload)
+	if s == "" {
+		return nil, 0
+	}
+	pcm, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, 0
+	}
+	rate := def
+	var r int
+	if json.Unmarshal(rateRaw, &r) == nil && r > 0 {
+		rate = r
+	}
+	return pcm, rate
+}

@@ -1,0 +1,30 @@
+// Package turntaking computes Full-Duplex-Bench style turn-taking scores
+// from the speech intervals of two channels (user input, model output):
+// takeover rate (TOR) per case category and response latency over the
+// takeover cases.
+//
+// # Speech detection
+//
+// VAD is a documented energy rule, not a model: the signal is cut into
+// non-overlapping frames (20 ms by default); a frame is speech when its RMS
+// level is at least ThresholdDBFS (−40 dBFS, full scale = 1.0); speech
+// frames closer than MinSilenceMs (200 ms) are joined; segments shorter
+// than MinSpeechMs (100 ms) are dropped. Intervals are in milliseconds from
+// the first sample, on whatever clock the samples were placed on (input
+// send clock for the user channel, playback or receive clock for the model
+// channel); the caller keeps both channels on one clock.
+//
+// # Scores
+//
+// A case anchors a window [AnchorMs, AnchorMs+WindowMs) at the user's speech
+// end (pause, backchannel, turn end) or at the interruption onset. The model
+// takes the turn when one of its speech segments starts inside the window
+// and is not a backchannel; a backchannel is model speech shorter than 1 s
+// (and, where a transcript exists, of at most 3 words). Speech already under
+// way at the anchor is not a takeover. TOR = takeovers / cases per category
+// (lower is better for pauses and user backchannels, higher for turn ends
+// and interruptions); response latency = model onset − anchor, averaged over
+// the takeover cases only. Every score carries its denominator.
+//
+// The package is pure (no I/O, no clock) and builds for wasm.
+package turntaking
