@@ -48,7 +48,8 @@ wasmtest: ## pure packages under node (wasm == native)
 	PATH="$(WASM_EXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(WASM_TEST_PKGS)
 
 e2e: wasm ## real-browser tests (chromedp + Debian chromium)
-	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/... ./server/...
+	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/...
+	$(GO) test -tags e2e -count=1 -timeout 5m -run '^TestBrowser' ./server/
 
 smoke: ## short fuzz / soak / bench runs so they cannot rot
 	@scripts/smoke.sh

@@ -30,6 +30,15 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		in.Result, in.Final = *r.final, true
 	} else {
 		in.Result = r.acc.Snapshot()
+		c := in.Result.Counts
+		if r.cache != nil && c.Accepted == r.cacheAccepted && len(r.resp) == r.cacheResp && r.cachePlayed == r.playedStarts() {
+			// Nothing the charts show changed: reuse them (frames and
+			// levels arrive five times a second; rebuilding every chart is
+			// wasted main-thread work).
+			in.Reuse = r.cache.snap
+		} else {
+			r.cacheAccepted, r.cacheResp, r.cachePlayed = c.Accepted, len(r.resp), r.playedStarts()
+		}
 	}
 	for id, rs := range r.resp {
 		in.Resp[id] = respView{ID: id, CreatedMs: rs.CreatedMs, PlayStartMs: rs.PlayStartMs,
@@ -57,5 +66,25 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		rows = rows[len(rows)-1000:]
 	}
 	in.Log = append([]logRow(nil), rows...)
-	return buildView(in)
+	snap := buildView(in)
+	if r.final == nil && in.Reuse == nil {
+		r.cache = &viewCache{snap: snap}
+	}
+	return snap
+}
+
+// viewCache is the last snapshot whose charts were built.
+type viewCache struct {
+	snap *liveSnapshot
+}
+
+// playedStarts counts responses whose playback started (heard chart input).
+func (r *liveRun) playedStarts() int {
+	n := 0
+	for _, rs := range r.resp {
+		if rs.PlayStartMs > 0 {
+			n++
+		}
+	}
+	return n
 }

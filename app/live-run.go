@@ -102,6 +102,10 @@ type liveRun struct {
 	final          *metrics.SessionResult
 	share          shareInfo
 	lastPublishMs  float64
+	cache          *viewCache
+	cacheAccepted  int
+	cacheResp      int
+	cachePlayed    int
 	visibilityFunc app.Func
 }
 
@@ -479,7 +483,7 @@ func (r *liveRun) onEvent(ev trace.Event) {
 		}
 	}
 	g := r.graph
-	important := in.Type == "response.created" || in.Type == "response.done" || (play != nil && len(r.resp[id].Audio) == 1)
+	important := in.Type == "response.done" || (play != nil && len(r.resp[id].Audio) == 1)
 	r.mu.Unlock()
 	if g != nil {
 		switch {
@@ -616,12 +620,34 @@ func (r *liveRun) maybePublish(force bool) {
 		r.mu.Unlock()
 		return
 	}
+	if r.awaitingAudioLocked(now) && r.phase == phaseStreaming {
+		// A response was created and its first audio is due: keep the main
+		// thread free so onmessage stamps that audio on time (a redraw here
+		// would delay the receive stamp and shorten the measured interval).
+		r.mu.Unlock()
+		return
+	}
 	r.lastPublishMs = now
 	snap := r.snapshotLocked()
 	r.mu.Unlock()
 	if r.publish != nil {
 		r.publish(snap)
 	}
+}
+
+// quietWindowMs bounds how long publishing waits for a first audio packet.
+const quietWindowMs = 1500
+
+// awaitingAudioLocked reports whether a response created less than
+// quietWindowMs ago has no audio yet.
+func (r *liveRun) awaitingAudioLocked(now float64) bool {
+	for i := len(r.order) - 1; i >= 0 && i >= len(r.order)-3; i-- {
+		rs := r.resp[r.order[i]]
+		if rs.CreatedMs > 0 && rs.FirstAudioMs == 0 && !rs.Done && now-rs.CreatedMs < quietWindowMs {
+			return true
+		}
+	}
+	return false
 }
 
 func decodeAudio(delta, alt json.RawMessage) []byte {

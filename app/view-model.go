@@ -78,6 +78,9 @@ type viewInput struct {
 	// SkipTimeline / SkipWaterfall leave out charts no view shows now
 	// (building them costs main-thread time during a run).
 	SkipTimeline, SkipWaterfall bool
+	// Reuse, when set, supplies the charts (metric charts, waterfall) of an
+	// earlier snapshot built from the same result.
+	Reuse *liveSnapshot
 }
 
 func clockOrigin(c metrics.Clock) chart.Origin {
@@ -95,6 +98,10 @@ func (r respView) heardMs() (float64, bool) {
 	}
 	return metrics.Round(r.PlayStartMs-r.CreatedMs, 3), true
 }
+
+// waterfallMax is how many recent responses the waterfall shows (a bar
+// chart of hundreds of responses is unreadable and slow to redraw).
+const waterfallMax = 30
 
 // buildView turns metrics and page state into the views' snapshot.
 func buildView(in viewInput) *liveSnapshot {
@@ -145,13 +152,21 @@ func buildView(in viewInput) *liveSnapshot {
 		}
 		steps = append(steps, step)
 	}
-	for _, m := range []chart.Metric{chart.TTFT, chart.TTFP, chart.RTF, chart.TPOT, chart.Heard} {
-		b, err := chart.MetricOptions(m, pts[m])
-		if err == nil {
-			s.Charts[m] = chartData{Option: string(b), Points: len(pts[m])}
+	if in.Reuse != nil {
+		s.Charts = in.Reuse.Charts
+		s.Waterfall = in.Reuse.Waterfall
+	} else {
+		for _, m := range []chart.Metric{chart.TTFT, chart.TTFP, chart.RTF, chart.TPOT, chart.Heard} {
+			b, err := chart.MetricOptions(m, pts[m])
+			if err == nil {
+				s.Charts[m] = chartData{Option: string(b), Points: len(pts[m])}
+			}
 		}
 	}
-	if !in.SkipWaterfall {
+	if !in.SkipWaterfall && (in.Reuse == nil || in.Reuse.Waterfall.Option == "") {
+		if len(steps) > waterfallMax {
+			steps = steps[len(steps)-waterfallMax:]
+		}
 		if b, err := chart.WaterfallOptions(steps); err == nil {
 			s.Waterfall = chartData{Option: string(b), Points: len(steps)}
 		}

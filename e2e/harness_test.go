@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ const chromiumPath = "/usr/bin/chromium"
 var docsDir = filepath.Join("..", "docs", "screenshots")
 
 // requireBuild fails (never skips) when the browser or the wasm is missing.
-func requireBuild(t *testing.T) {
+func requireBuild(t testing.TB) {
 	t.Helper()
 	if _, err := fs.Stat(web.FS, "app.wasm"); err != nil {
 		t.Fatalf("web/app.wasm is missing from the embedded assets: run `make wasm` first (make e2e does): %v", err)
@@ -46,13 +47,15 @@ func requireBuild(t *testing.T) {
 // stack is the real server (page, archive, simulator) on 127.0.0.1.
 type stack struct {
 	URL   string
+	// FailUploads makes POST /api/reports answer 503 (the pending-upload test).
+	FailUploads atomic.Bool
 	srv   *server.Server
 	sim   *sim.Server
 	store *archive.Memory
 	ts    *httptest.Server
 }
 
-func startStack(t *testing.T) *stack {
+func startStack(t testing.TB) *stack {
 	t.Helper()
 	simSrv, err := sim.New(nil)
 	if err != nil {
@@ -75,7 +78,13 @@ func startStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	st.srv = srv
-	st.ts = httptest.NewServer(srv)
+	st.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st.FailUploads.Load() && r.Method == http.MethodPost && r.URL.Path == "/api/reports" {
+			http.Error(w, `{"error":"archive unavailable (test)"}`, http.StatusServiceUnavailable)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
 	st.URL = st.ts.URL
 	t.Cleanup(func() {
 		st.ts.Close()
@@ -86,7 +95,7 @@ func startStack(t *testing.T) *stack {
 }
 
 // getJSON fetches path from the stack into out.
-func (s *stack) getJSON(t *testing.T, path string, out any) []byte {
+func (s *stack) getJSON(t testing.TB, path string, out any) []byte {
 	t.Helper()
 	res, err := http.Get(s.URL + path)
 	if err != nil {
@@ -106,7 +115,7 @@ func (s *stack) getJSON(t *testing.T, path string, out any) []byte {
 }
 
 // newBrowser starts headless chromium with a fake mic playing wav.
-func newBrowser(t *testing.T, wav string) (context.Context, context.CancelFunc) {
+func newBrowser(t testing.TB, wav string) (context.Context, context.CancelFunc) {
 	t.Helper()
 	abs, err := filepath.Abs(wav)
 	if err != nil {
@@ -140,7 +149,7 @@ func newBrowser(t *testing.T, wav string) (context.Context, context.CancelFunc) 
 }
 
 // screenshot saves a full-page PNG to docs/screenshots/name.png.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {

@@ -46,7 +46,7 @@ type browserRun struct {
 
 // runPage opens the page with query, waits for the share link and returns
 // the archived report's id. It also measures navigation → first chart point.
-func runPage(t *testing.T, s *stack, ctx context.Context, query url.Values, timeout time.Duration) browserRun {
+func runPage(t testing.TB, s *stack, ctx context.Context, query url.Values, timeout time.Duration) browserRun {
 	t.Helper()
 	u := s.URL + "/?" + query.Encode()
 	start := time.Now()
@@ -111,7 +111,7 @@ type truth struct {
 }
 
 // checkReport asserts the archived report against truth and replay.
-func checkReport(t *testing.T, s *stack, run browserRun) {
+func checkReport(t testing.TB, s *stack, run browserRun) {
 	t.Helper()
 	var rep archived
 	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
@@ -192,7 +192,7 @@ func checkReport(t *testing.T, s *stack, run browserRun) {
 
 // logPacing reports the page's input pacing lag from the wire log's
 // duplexscope.pacing annotations (client send clock).
-func logPacing(t *testing.T, tr trace.Session) {
+func logPacing(t testing.TB, tr trace.Session) {
 	t.Helper()
 	var lags []float64
 	var late []string
@@ -223,7 +223,7 @@ func logPacing(t *testing.T, tr trace.Session) {
 
 // clientIntervals returns created → first audio per response from the wire
 // log (client receive clock).
-func clientIntervals(t *testing.T, tr trace.Session) map[string]float64 {
+func clientIntervals(t testing.TB, tr trace.Session) map[string]float64 {
 	t.Helper()
 	created := map[string]float64{}
 	out := map[string]float64{}
@@ -261,7 +261,7 @@ func clientIntervals(t *testing.T, tr trace.Session) map[string]float64 {
 	return out
 }
 
-func canon(t *testing.T, rows []json.RawMessage) []any {
+func canon(t testing.TB, rows []json.RawMessage) []any {
 	t.Helper()
 	out := make([]any, len(rows))
 	for i, r := range rows {
@@ -373,7 +373,7 @@ func TestDatasetSession(t *testing.T) {
 
 // writeFigure appends a measured figure to e2e/artifacts/figures.txt (read
 // by the bench scripts and the closing notes).
-func writeFigure(t *testing.T, name string, v float64) {
+func writeFigure(t testing.TB, name string, v float64) {
 	t.Helper()
 	if err := os.MkdirAll("artifacts", 0o755); err != nil {
 		t.Fatal(err)

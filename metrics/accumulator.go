@@ -44,7 +44,7 @@ type Accumulator struct {
 	lastSeq  float64
 	rate     float64 // session-wide output sample rate; 0 = default
 	ids      map[string]int
-	resps    []*respState
+	resps    []respState
 	listed   []int // indices into resps, response_ids order
 	recs     []rec // identity-carrying accepted events, for re-windowing
 	accepted int
@@ -200,8 +200,8 @@ func (a *Accumulator) setStreamStart(s float64) {
 		return
 	}
 	a.ss = s
-	for _, r := range a.resps {
-		r.win = window{}
+	for i := range a.resps {
+		a.resps[i].win = window{}
 	}
 	for i := range a.recs {
 		a.apply(&a.recs[i])
@@ -281,7 +281,7 @@ func (a *Accumulator) Add(ev trace.Event) {
 	ri := a.respIndex(rid)
 	if typ == typeCreated {
 		r.created = true
-		if st := a.resps[ri]; st.index < 0 {
+		if st := &a.resps[ri]; st.index < 0 {
 			st.index = len(a.listed)
 			a.listed = append(a.listed, ri)
 		}
@@ -302,11 +302,11 @@ func (a *Accumulator) respIndex(id string) int {
 		a.ids = make(map[string]int)
 	}
 	a.ids[id] = len(a.resps)
-	a.resps = append(a.resps, &respState{id: id, index: -1})
+	a.resps = append(a.resps, respState{id: id, index: -1})
 	return len(a.resps) - 1
 }
 
-func (a *Accumulator) resp(id string) *respState { return a.resps[a.respIndex(id)] }
+func (a *Accumulator) resp(id string) *respState { return &a.resps[a.respIndex(id)] }
 
 // apply folds one record into its response's window state.
 func (a *Accumulator) apply(r *rec) {

@@ -11,13 +11,14 @@ import (
 
 // TestImports enforces STYLE.md's layout: metrics and metrics/conformance
 // use only the standard library (plus trace for metrics) in non-test code,
-// and ../trace only the standard library.
+// ../turntaking stdlib plus trace, and ../trace only the standard library.
 func TestImports(t *testing.T) {
 	t.Parallel()
 	allowed := map[string][]string{
-		".":           {"github.com/duplexscope/duplexscope/trace"},
-		"conformance": {"github.com/duplexscope/duplexscope/trace"},
-		"../trace":    nil,
+		".":             {"github.com/duplexscope/duplexscope/trace"},
+		"conformance":   {"github.com/duplexscope/duplexscope/trace"},
+		"../turntaking": {"github.com/duplexscope/duplexscope/trace"},
+		"../trace":      nil,
 	}
 	for dir, extra := range allowed {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"math"
-	"slices"
 	"strconv"
 )
 
@@ -100,7 +99,7 @@ func summarizeOwned(clean []float64, digits int) *Summary {
 	if len(clean) == 0 {
 		return nil
 	}
-	slices.Sort(clean)
+	sortFloats(clean)
 	sum := 0.0
 	for _, v := range clean {
 		sum += v
@@ -135,7 +134,7 @@ func SummarizeIntervals(values []float64) IntervalSummary {
 	if len(clean) == 0 {
 		return IntervalSummary{}
 	}
-	slices.Sort(clean)
+	sortFloats(clean)
 	sum := 0.0
 	for _, v := range clean {
 		sum += v

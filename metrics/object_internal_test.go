@@ -1,8 +1,11 @@
 package metrics
 
 import (
+	"cmp"
 	"encoding/json"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -184,6 +187,36 @@ func TestPyFloatReprRandom(t *testing.T) {
 			}
 			if got != want {
 				t.Fatalf("repr(%v) = %s, want %s", v, got, want)
+			}
+		}
+	}
+}
+
+// sortFloats is a stable ascending sort with -0.0 == 0.0 (Python sorted()),
+// on both its radix and its comparison path.
+func TestSortFloats(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 7, 600, 5000} {
+		v := make([]float64, n)
+		x := uint64(12345)
+		for i := range v {
+			x = x*6364136223846793005 + 1442695040888963407
+			switch x >> 61 {
+			case 0:
+				v[i] = 0
+			case 1:
+				v[i] = math.Copysign(0, -1)
+			default:
+				v[i] = (float64(int64(x>>11)) - 1<<52) / float64(1+x%1000)
+			}
+		}
+		want := slices.Clone(v)
+		slices.SortStableFunc(want, cmp.Compare[float64])
+		got := slices.Clone(v)
+		sortFloats(got)
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: index %d: got %v (signbit %v), want %v (signbit %v)", n, i, got[i], math.Signbit(got[i]), want[i], math.Signbit(want[i]))
 			}
 		}
 	}

@@ -241,3 +241,25 @@ func ScoreRun(run trace.Run) (Report, error) {
 func (r Report) RunObject() Object {
 	return append(Object{{"kind", trace.KindRun}}, r.Object()...)
 }
+
+// File names of the Omni-DuplexEval metrics file and of the side file that
+// keeps this run's metrics when the existing file is corrupt (P15).
+const (
+	FileName        = "duplex_metrics.json"
+	PartialFileName = "duplex_metrics.partial.json"
+)
+
+// MergeFile is the resume writer's logic without the I/O: existing is the
+// content of the current duplex_metrics.json (nil when the file is
+// missing). It returns the bytes to write to FileName. When existing is
+// corrupt it returns the §7.1 error and, in partial, this run's own report
+// for PartialFileName, so the run's metrics are not lost.
+func MergeFile(existing []byte, results []SessionResult) (file, partial []byte, err error) {
+	var old *Report
+	if existing != nil {
+		if old, err = ParseReport(existing); err != nil {
+			return nil, BuildReport(results).File(), err
+		}
+	}
+	return MergeReport(old, results).File(), nil, nil
+}

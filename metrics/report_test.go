@@ -222,3 +222,21 @@ func TestConsolePadding(t *testing.T) {
 		t.Error("empty report prints a block")
 	}
 }
+
+func TestMergeFile(t *testing.T) {
+	t.Parallel()
+	s := metrics.ScoreSession(trace.Session{Session: trace.SessionMeta{SampleID: sid("s2"), Split: sid("A")}})
+	file, partial, err := metrics.MergeFile(nil, []metrics.SessionResult{s})
+	if err != nil || partial != nil || !strings.Contains(string(file), `"sample_id": "s2"`) {
+		t.Fatalf("missing file: %v %s %s", err, file, partial)
+	}
+	old := []byte(`{"duplex_request_metrics": [], "duplex_session_metrics": [{"sample_id": "s1", "split": "A", "stream_ttft_ms": 5}], "mean_duplex_client_ttft_ms": 1}`)
+	file, _, err = metrics.MergeFile(old, []metrics.SessionResult{s})
+	if err != nil || !strings.Contains(string(file), `"sample_id": "s1"`) || strings.Contains(string(file), "mean_duplex_client_ttft_ms") {
+		t.Fatalf("merge: %v %s", err, file)
+	}
+	_, partial, err = metrics.MergeFile([]byte(`{"duplex_request_metrics": 5}`), []metrics.SessionResult{s})
+	if err == nil || !strings.Contains(string(partial), `"sample_id": "s2"`) {
+		t.Fatalf("corrupt file: err %v, partial %s", err, partial)
+	}
+}

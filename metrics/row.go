@@ -42,7 +42,7 @@ type MeasurementOrigin struct {
 // are pointers (nil = JSON null); keys that may be absent are governed by
 // HasSample, Raw, ServerUsed, HasTPOT and Stage0. All *Ms values are
 // float64 milliseconds because parity needs the reference's exact float
-// arithmetic; use Duration to convert.
+// arithmetic (time.Duration(ms*1e6) converts for display).
 type Row struct {
 	HasSample    bool    // sample_id and split keys present (Omni-DuplexEval)
 	SampleID     *string // sample_id
@@ -74,10 +74,9 @@ type RawMetric struct {
 	RTF                   *float64 // rtf, client receive clock / emitted audio
 	ClientTTFTMs          *float64 // client_ttft_ms, client receive clock, clamped ≥ 0
 	ClientTTFPMs          *float64 // client_ttfp_ms, client receive clock, clamped ≥ 0
-
-	vals [nVals]float64 // backing store of the pointers above (one allocation per row)
 }
 
+// Slots of a row's nullable values in the snapshot's backing slab.
 const (
 	vTTFT = iota
 	vCreatedText
@@ -97,10 +96,6 @@ type Stage0Tokens struct {
 	ITLsMs             []float64       `json:"itls_ms"`
 	InterTokenInterval IntervalSummary `json:"inter_token_interval_ms"`
 }
-
-// Duration converts milliseconds to a time.Duration-compatible nanosecond
-// count (rounded to the nearest nanosecond).
-func Duration(ms float64) int64 { return int64(math.Round(ms * 1e6)) }
 
 func ptr[T any](v T) *T { return &v }
 

@@ -63,8 +63,6 @@ type ResponseTiming struct {
 	AudioBytes   int      // decoded audio bytes, whole session
 	TTFTClock    Clock    // ClockServer, ClockClientReceive or ClockNone
 	TTFPClock    Clock
-
-	ms [4]float64 // backing store of the pointers above
 }
 
 // ScoreSession computes a recorded session's metrics: the batch way in. It
@@ -96,28 +94,30 @@ func (a *Accumulator) Snapshot() SessionResult {
 	)
 	res.Responses = make([]ResponseTiming, 0, len(a.listed))
 	n := len(a.listed)
-	vals := make([]float64, 6*n) // one slab for the six summary inputs
+	vals := make([]float64, (6+4+nVals)*n) // one slab: six summary inputs, instants, row values
+	times, rowVals := vals[6*n:10*n], vals[10*n:]
 	ttft, ttfp, rtf = vals[0:0:n], vals[n:n:2*n], vals[2*n:2*n:3*n]
 	tpot, cttft, cttfp = vals[3*n:3*n:4*n], vals[4*n:4*n:5*n], vals[5*n:5*n:6*n]
 	var slab []RawMetric // one allocation for all rows' timing fields
 	for i, ri := range a.listed {
-		st := a.resps[ri]
+		st := &a.resps[ri]
 		w := &st.win
 		byteMs := float64(st.bytes) * 1000 / (rate * 2)
 		res.Responses = append(res.Responses, ResponseTiming{ResponseID: st.id, RequestIndex: i, AudioPackets: w.packets, AudioBytes: st.bytes})
 		rt := &res.Responses[len(res.Responses)-1]
-		rt.ms = [4]float64{w.created, w.textMs, w.firstMs, w.lastMs}
+		ms := times[4*i : 4*i+4 : 4*i+4]
+		ms[0], ms[1], ms[2], ms[3] = w.created, w.textMs, w.firstMs, w.lastMs
 		if w.hasCreated {
-			rt.CreatedMs = &rt.ms[0]
+			rt.CreatedMs = &ms[0]
 		}
 		if w.hasText {
-			rt.FirstTextMs = &rt.ms[1]
+			rt.FirstTextMs = &ms[1]
 			if text == nil || w.textSeq < text.textSeq {
 				text = w
 			}
 		}
 		if w.packets > 0 {
-			rt.FirstAudioMs, rt.LastAudioMs = &rt.ms[2], &rt.ms[3]
+			rt.FirstAudioMs, rt.LastAudioMs = &ms[2], &ms[3]
 			if first == nil || w.firstSeq < first.firstSeq {
 				first = w
 			}
@@ -143,14 +143,14 @@ func (a *Accumulator) Snapshot() SessionResult {
 			}
 			slab = slab[:len(slab)+1]
 			row.Raw = &slab[len(slab)-1]
-			rawMetric(row.Raw, w, byteMs)
+			rawMetric(row.Raw, w, byteMs, rowVals[nVals*i:nVals*(i+1)])
 		}
 		if w.stage0 != nil {
 			row.Stage0 = &w.stage0.tokens
 			if row.Raw != nil {
 				row.Raw.HasTPOT = true
 				if w.stage0.tpotOK {
-					row.Raw.TPOTMs = &row.Raw.vals[vTPOT]
+					row.Raw.TPOTMs = &rowVals[nVals*i+vTPOT]
 					*row.Raw.TPOTMs = w.stage0.tpot
 				}
 			}
@@ -208,7 +208,8 @@ func (a *Accumulator) Snapshot() SessionResult {
 }
 
 // rawMetric computes a row's timing fields (METRICS.md §2.2–§2.4, §2.7).
-func rawMetric(m *RawMetric, w *window, byteMs float64) {
+// store holds the nVals slots the row's pointers point into.
+func rawMetric(m *RawMetric, w *window, byteMs float64, store []float64) {
 	c := w.createdT
 	*m = RawMetric{
 		Source: SourceClient,
@@ -219,8 +220,8 @@ func rawMetric(m *RawMetric, w *window, byteMs float64) {
 	srvTTFP, okP := w.srv.ttfp.v, w.srv.ttfp.valid
 	origin := w.srv.origin
 	set := func(i int, v float64) *float64 {
-		m.vals[i] = v
-		return &m.vals[i]
+		store[i] = v
+		return &store[i]
 	}
 	switch {
 	case okT:

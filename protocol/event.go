@@ -134,18 +134,16 @@ func Known(t string) bool { _, ok := registry[t]; return ok }
 // Decode decodes one text frame. See the package doc for what is kept.
 func Decode(data []byte) (Event, error) {
 	raw := json.RawMessage(append([]byte(nil), data...))
-	var probe struct {
-		Type json.RawMessage `json:"type"`
-	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return &Unknown{Raw: raw}, fmt.Errorf("protocol: decode: %w", ErrNotEvent)
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
 		return &Unknown{Raw: raw}, fmt.Errorf("protocol: decode: %w", err)
 	}
 	var typ string
-	if err := json.Unmarshal(probe.Type, &typ); err != nil || len(probe.Type) == 0 {
+	if t, ok := all["type"]; !ok || json.Unmarshal(t, &typ) != nil {
 		return &Unknown{Raw: raw}, fmt.Errorf("protocol: decode: %w", ErrNotEvent)
 	}
 	ctor, ok := registry[typ]
@@ -153,7 +151,7 @@ func Decode(data []byte) (Event, error) {
 		return &Unknown{Type: typ, Raw: raw}, nil
 	}
 	ev := ctor()
-	if err := json.Unmarshal(data, ev); err != nil {
+	if err := decodeTop(data, all, ev.(keeper)); err != nil {
 		de := &DecodeError{Event: typ, Err: err}
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
@@ -231,6 +229,33 @@ func decodeKeep(data []byte, v any, extra *map[string]json.RawMessage) error {
 		*extra = all
 	} else {
 		*extra = nil
+	}
+	return nil
+}
+
+// keeper is a top-level event: keep returns a pointer to its method-less
+// twin and to its Extra map.
+type keeper interface {
+	keep() (any, *map[string]json.RawMessage)
+}
+
+// decodeTop fills ev from data in one typed pass, taking the unknown keys
+// from all (data already decoded as an object), so a large frame is not
+// scanned again for them.
+func decodeTop(data []byte, all map[string]json.RawMessage, ev keeper) error {
+	plain, extra := ev.keep()
+	if err := json.Unmarshal(data, plain); err != nil {
+		return err
+	}
+	known := knownKeys(reflect.TypeOf(plain).Elem())
+	*extra = nil
+	for k, v := range all {
+		if !known[k] {
+			if *extra == nil {
+				*extra = map[string]json.RawMessage{}
+			}
+			(*extra)[k] = v
+		}
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"encoding/json"
+
+	"github.com/duplexscope/duplexscope/metrics"
 )
 
 // Schema is the value of Report.Schema for this version of the format.
@@ -97,13 +99,9 @@ type Metrics struct {
 	RunKeys
 }
 
-// Summary is a {count, mean, p50, p99} distribution (METRICS.md §4).
-type Summary struct {
-	Count int     `json:"count"`
-	Mean  float64 `json:"mean"`
-	P50   float64 `json:"p50"`
-	P99   float64 `json:"p99"`
-}
+// Summary is a {count, mean, p50, p99} distribution (METRICS.md §4): the
+// metrics package's type.
+type Summary = metrics.Summary
 
 // RunKeys are the run-level keys of METRICS.md §6, each present only with values.
 type RunKeys struct {

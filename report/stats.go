@@ -3,49 +3,9 @@ package report
 import (
 	"encoding/json"
 	"math"
-	"slices"
-	"strconv"
 
 	"github.com/duplexscope/duplexscope/metrics"
 )
-
-// round returns x rounded to n decimals the way Python's round does
-// (correctly rounded from the exact binary value, METRICS.md §10.1).
-func round(x float64, n int) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', n, 64), 64)
-	return v
-}
-
-// summarize is METRICS.md §4.1: nil for no finite values.
-func summarize(values []float64, digits int) *Summary {
-	clean := make([]float64, 0, len(values))
-	for _, v := range values {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			clean = append(clean, v)
-		}
-	}
-	if len(clean) == 0 {
-		return nil
-	}
-	slices.Sort(clean)
-	sum := 0.0
-	for _, v := range clean {
-		sum += v
-	}
-	return &Summary{
-		Count: len(clean),
-		Mean:  round(sum/float64(len(clean)), digits),
-		P50:   round(nearestRank(clean, 0.50), digits),
-		P99:   round(nearestRank(clean, 0.99), digits),
-	}
-}
-
-// nearestRank is METRICS.md §4.2 on an ascending, non-empty slice.
-func nearestRank(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	i := int(math.Ceil(p*float64(n))) - 1
-	return sorted[min(max(0, i), n-1)]
-}
 
 // ComputeRunKeys recomputes the run-level keys of METRICS.md §6 from rows
 // and session entries with the metrics package's run builder: every
@@ -120,5 +80,5 @@ func (r Row) Metric(name string) *float64 {
 	return nil
 }
 
-// Summarize is the exported METRICS.md §4.1 summary (nil when empty).
-func Summarize(values []float64, digits int) *Summary { return summarize(values, digits) }
+// Summarize is METRICS.md §4.1 (metrics.Summarize): nil when no finite values.
+func Summarize(values []float64, digits int) *Summary { return metrics.Summarize(values, digits) }

@@ -56,6 +56,34 @@ func BenchmarkArchive(b *testing.B) {
 	}
 }
 
+// BenchmarkSharePageCold renders the share page of a 500-response report
+// without the decoded-report cache (a first view), on the in-memory store.
+func BenchmarkSharePageCold(b *testing.B) {
+	s, err := server.New(server.Config{Store: archive.NewMemory(), UploadRate: -1, CachedReports: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	resp, err := hs.Client().Post(hs.URL+"/api/reports", "application/json", bytes.NewReader(fixture{model: "bench-500", n: 500, ttfp: 400}.json(b)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	id := string(out[7:39])
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := hs.Client().Get(hs.URL + "/r/" + id)
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatalf("share page: %v %v", err, resp)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
 func benchStore(b *testing.B, store archive.Store, upload, big []byte) {
 	{
 		s, err := server.New(server.Config{Store: store, UploadRate: -1})

@@ -32,6 +32,23 @@ func initOpts(id string) charts.GlobalOpts {
 	return charts.WithInitializationOpts(opts.Initialization{ChartID: id, AssetsHost: "/web/", Width: "100%", Height: "320px"})
 }
 
+// rectOpts are the options every per-response chart shares.
+func rectOpts(id, xName, yName string, legend bool) []charts.GlobalOpts {
+	bottom := "40"
+	o := []charts.GlobalOpts{
+		initOpts(id),
+		charts.WithAnimation(false),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: xName}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yName}),
+	}
+	if legend {
+		bottom = "64"
+		o = append(o, charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}))
+	}
+	return append(o, charts.WithGridOpts(opts.Grid{Left: "56", Right: "24", Top: "36", Bottom: bottom}))
+}
+
 func optionJSON(c interface {
 	Validate()
 	JSON() map[string]interface{}
@@ -85,15 +102,7 @@ func latencyChart(id string, r *report.Report) chartView {
 		anyHeard = anyHeard || hv[i] != nil
 	}
 	c := charts.NewLine()
-	c.SetGlobalOptions(
-		initOpts(id),
-		charts.WithAnimation(false),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "response #"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "ms"}),
-		charts.WithGridOpts(opts.Grid{Left: "56", Right: "24", Top: "36", Bottom: "64"}),
-	)
+	c.SetGlobalOptions(rectOpts(id, "response #", "ms", true)...)
 	c.SetXAxis(xs)
 	c.AddSeries("TTFP ("+clock+")", lineData(ttfp), bandLines())
 	c.AddSeries("TTFT ("+clock+")", lineData(ttft))
@@ -117,14 +126,7 @@ func rtfChart(id string, r *report.Report) chartView {
 		}
 	}
 	c := charts.NewBar()
-	c.SetGlobalOptions(
-		initOpts(id),
-		charts.WithAnimation(false),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "response #"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "RTF"}),
-		charts.WithGridOpts(opts.Grid{Left: "56", Right: "24", Top: "36", Bottom: "40"}),
-	)
+	c.SetGlobalOptions(rectOpts(id, "response #", "RTF", false)...)
 	c.SetXAxis(xs)
 	c.AddSeries("RTF ("+clockClient+")", data, charts.WithMarkLineNameYAxisItemOpts(opts.MarkLineNameYAxisItem{Name: "real time", YAxis: 1}))
 	return chartView{ID: id, Title: "Real-time factor per response (must stay below 1)", Points: len(rows), JSON: optionJSON(c)}
@@ -151,15 +153,7 @@ func waterfallChart(id string, r *report.Report) chartView {
 		}
 	}
 	c := charts.NewBar()
-	c.SetGlobalOptions(
-		initOpts(id),
-		charts.WithAnimation(false),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "response #"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "ms"}),
-		charts.WithGridOpts(opts.Grid{Left: "56", Right: "24", Top: "36", Bottom: "64"}),
-	)
+	c.SetGlobalOptions(rectOpts(id, "response #", "ms", true)...)
 	c.SetXAxis(xs)
 	c.AddSeries("created → first audio ("+clockClient+")", first, charts.WithBarChartOpts(opts.BarChart{Stack: "t"}))
 	c.AddSeries("first → last audio ("+clockClient+")", rest, charts.WithBarChartOpts(opts.BarChart{Stack: "t"}))
@@ -210,15 +204,7 @@ func distributionChart(id, metric string, names []string, values [][]float64) ch
 		xs[i] = strconv.FormatFloat(float64(i)*width, 'f', -1, 64)
 	}
 	c := charts.NewLine()
-	c.SetGlobalOptions(
-		initOpts(id),
-		charts.WithAnimation(false),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: metric + " bin start"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "% of responses"}),
-		charts.WithGridOpts(opts.Grid{Left: "56", Right: "24", Top: "36", Bottom: "64"}),
-	)
+	c.SetGlobalOptions(rectOpts(id, metric+" bin start", "% of responses", true)...)
 	c.SetXAxis(xs)
 	points := 0
 	for i, vs := range values {

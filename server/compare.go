@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 )
 
@@ -69,11 +70,7 @@ var compareStats = []struct {
 	{"p99", func(s []float64) float64 { return nearestRank(s, 0.99) }},
 }
 
-func nearestRank(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	i := int(math.Ceil(p*float64(n))) - 1
-	return sorted[min(max(0, i), n-1)]
-}
+func nearestRank(sorted []float64, p float64) float64 { return metrics.Percentile(sorted, p) }
 
 // bootstrap returns the 95 % interval of stat(b) − stat(a) for each of
 // mean, p50 and p99, resampling both sorted samples with replacement from
@@ -295,18 +292,14 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 			s.errorPage(w, http.StatusBadRequest, "Not a report id", fmt.Sprintf("Item %d of ids is not a report id.", i+1))
 			return
 		}
-		rec, err := s.cfg.Store.Get(ctx, id)
+		rep, err := s.loadReport(ctx, id)
 		if errors.Is(err, archive.ErrNotFound) {
 			s.errorPage(w, http.StatusNotFound, "Report not found", fmt.Sprintf("Run %d (%s) is not in the archive.", i+1, id))
 			return
 		}
 		if err != nil {
+			s.log.Error("compare", "id", id, "err", err)
 			s.errorPage(w, http.StatusInternalServerError, "Archive error", "A report could not be read.")
-			return
-		}
-		rep, err := decodeRecord(rec)
-		if err != nil {
-			s.errorPage(w, http.StatusInternalServerError, "Archive error", "A stored report is unreadable.")
 			return
 		}
 		label := string(rune('A'+i)) + ": " + rep.Run.Model

@@ -18,6 +18,7 @@ type serverMetrics struct {
 	uploads  *prometheus.CounterVec
 	sessions *prometheus.CounterVec
 	active   *prometheus.GaugeVec
+	inflight prometheus.Gauge
 }
 
 func newServerMetrics(reg *prometheus.Registry) (*serverMetrics, error) {
@@ -42,8 +43,11 @@ func newServerMetrics(reg *prometheus.Registry) (*serverMetrics, error) {
 		active: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "duplexscope_sessions_active", Help: "Websocket sessions open now, by kind (sim, proxy).",
 		}, []string{"kind"}),
+		inflight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "duplexscope_http_requests_in_flight", Help: "HTTP requests being handled now (graceful shutdown waits for them).",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.errors, m.uploads, m.sessions, m.active,
+	for _, c := range []prometheus.Collector{m.inflight, m.requests, m.latency, m.errors, m.uploads, m.sessions, m.active,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		if err := reg.Register(c); err != nil {
 			if _, ok := err.(prometheus.AlreadyRegisteredError); !ok {

@@ -4,6 +4,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -119,7 +120,7 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	rec, err := s.cfg.Store.Get(ctx, id)
+	rep, err := s.loadReport(ctx, id)
 	if errors.Is(err, archive.ErrNotFound) {
 		s.errorPage(w, http.StatusNotFound, "Report not found", "No report has this id; it may have been deleted.")
 		return
@@ -127,12 +128,6 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.log.Error("share page", "id", id, "err", err)
 		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The report could not be read.")
-		return
-	}
-	rep, err := decodeRecord(rec)
-	if err != nil {
-		s.log.Error("share page", "id", id, "err", err)
-		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The stored report is unreadable.")
 		return
 	}
 	p := reportPage(rep, "Duplex test of "+rep.Run.Model)
@@ -149,6 +144,26 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
 		p.Downloads = append(p.Downloads, link{"whole run " + rep.Run.RunID, "/runs/" + url.PathEscape(rep.Run.RunID), "all shards merged"})
 	}
 	s.render(w, "share", http.StatusOK, p)
+}
+
+// loadReport reads and decodes one stored report.
+func (s *Server) loadReport(ctx context.Context, id string) (*report.Report, error) {
+	// Always ask the store (a delete on another server sharing the
+	// database must show); reuse the decoded form when the body is the same.
+	rec, err := s.cfg.Store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	key := id + "/" + rec.BodySHA256
+	if r := s.cache.get(key); r != nil {
+		return r, nil
+	}
+	r, err := decodeRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(key, r)
+	return r, nil
 }
 
 func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {

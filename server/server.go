@@ -58,6 +58,9 @@ type Config struct {
 	EchartsPath string
 	// Seed seeds the compare page's bootstrap (deterministic pages).
 	Seed uint64
+	// CachedReports is how many decoded reports the pages keep (0: 64;
+	// negative: none).
+	CachedReports int
 	// NewID makes report ids (nil: archive.NewID); tests inject fixed ids.
 	NewID func() string
 }
@@ -71,6 +74,7 @@ type Server struct {
 	metrics *serverMetrics
 	limiter *limiter
 	capKey  []byte
+	cache   *reportCache
 
 	mu      sync.Mutex
 	proxies map[*proxyConn]struct{}
@@ -107,6 +111,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.EchartsPath == "" {
 		cfg.EchartsPath = "/web/echarts.min.js"
 	}
+	if cfg.CachedReports == 0 {
+		cfg.CachedReports = 64
+	}
 	if cfg.NewID == nil {
 		cfg.NewID = archive.NewID
 	}
@@ -125,6 +132,7 @@ func New(cfg Config) (*Server, error) {
 		limiter: newLimiter(cfg.UploadRate, cfg.UploadBurst, cfg.Now),
 		capKey:  capabilityKey(cfg.WriteToken),
 		proxies: map[*proxyConn]struct{}{},
+		cache:   newReportCache(cfg.CachedReports),
 	}
 	s.routes()
 	return s, nil
@@ -164,7 +172,9 @@ func (s *Server) routes() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := s.cfg.Now()
 	sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+	s.metrics.inflight.Inc()
 	defer func() {
+		s.metrics.inflight.Dec()
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
 				panic(p)

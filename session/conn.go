@@ -31,7 +31,11 @@ type Conn interface {
 // Transports selectable with Config.Transport.
 const (
 	TransportCoder   = "coder"   // github.com/coder/websocket (native and wasm); stamp when Read returns
-	TransportBrowser = "browser" // wasm only: the browser WebSocket via syscall/js; stamp in onmessage
+	TransportBrowser = "browser" // wasm only: the browser WebSocket via syscall/js; stamp performance.now() in onmessage
+	// TransportBrowserEventTime is the browser WebSocket stamped with the
+	// MessageEvent's own timeStamp (same timeline as performance.now(),
+	// taken when the event was queued, so event-loop delay is excluded).
+	TransportBrowserEventTime = "browser-event-time"
 )
 
 // maxMessage is the reference clients' maximum frame size (64 MiB).

@@ -14,11 +14,13 @@ const defaultTransport = TransportBrowser
 func dial(ctx context.Context, name, url string, clock Clock) (Conn, error) {
 	switch name {
 	case "", TransportBrowser:
-		return dialBrowser(ctx, url)
+		return dialBrowser(ctx, url, false)
+	case TransportBrowserEventTime:
+		return dialBrowser(ctx, url, true)
 	case TransportCoder:
 		return dialCoder(ctx, url, clock)
 	default:
-		return nil, fmt.Errorf("unknown transport %q (want %q or %q)", name, TransportBrowser, TransportCoder)
+		return nil, fmt.Errorf("unknown transport %q (want %q, %q or %q)", name, TransportBrowser, TransportBrowserEventTime, TransportCoder)
 	}
 }
 
@@ -30,6 +32,8 @@ type browserConn struct {
 	perf js.Value
 	fns  []js.Func
 
+	releaseOnce sync.Once
+
 	mu     sync.Mutex
 	q      []Message
 	closed error
@@ -37,7 +41,7 @@ type browserConn struct {
 	open   chan struct{}
 }
 
-func dialBrowser(ctx context.Context, url string) (Conn, error) {
+func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) {
 	ctor := js.Global().Get("WebSocket")
 	if ctor.IsUndefined() {
 		return nil, errors.New("dial: no WebSocket in this JavaScript environment (browser transport)")
@@ -54,6 +58,14 @@ func dialBrowser(ctx context.Context, url string) (Conn, error) {
 	}
 	on("onmessage", func(_ js.Value, args []js.Value) any {
 		at := durFromMs(c.perf.Call("now").Float())
+		if eventTime {
+			// MessageEvent.timeStamp: when the browser created the event,
+			// on the performance.now() timeline, before any event-loop
+			// queueing delay; 0 where a browser does not provide it.
+			if ts := args[0].Get("timeStamp"); ts.Type() == js.TypeNumber && ts.Float() > 0 {
+				at = durFromMs(ts.Float())
+			}
+		}
 		d := args[0].Get("data")
 		var m Message
 		if d.Type() == js.TypeString {
@@ -141,6 +153,7 @@ func (c *browserConn) Read(ctx context.Context) (Message, error) {
 		closed := c.closed
 		c.mu.Unlock()
 		if closed != nil {
+			c.releaseOnce.Do(c.release) // onclose has run: the callbacks are done
 			return Message{}, closed
 		}
 		select {

@@ -43,6 +43,10 @@ type Config struct {
 	// playback clock drives OmniInteract-style acks.
 	ExternalPlayback bool
 
+	// Customize, when set, may edit the benchmark-style session.update
+	// before it is sent (voice, temperature, extra_body knobs of a preset).
+	Customize func(*protocol.SessionConfig)
+
 	SampleID, Split string     // copied into the wire log's session meta (both or neither)
 	Observers       []Observer // get every wire-log entry and lifecycle change
 }
@@ -94,7 +98,8 @@ type Session struct {
 	conn  Conn
 	disp  *dispatcher
 
-	wmu sync.Mutex // serialises writes and their log entries
+	wmu     sync.Mutex // serialises writes and their log entries
+	closeMu sync.Mutex // one Close at a time
 
 	mu         sync.Mutex
 	notify     chan struct{} // closed and replaced on every state change

@@ -507,3 +507,46 @@ func TestPlayerNotes(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestServerVAD: with server_vad the stream gets 1.5 s of silence and no
+// commit (PROTOCOL.md §3.2), and the session completes once no response is
+// open and the settle passed.
+func TestServerVAD(t *testing.T) {
+	t.Parallel()
+	c := NewFakeClock()
+	c.AutoAdvance = true
+	var appended int
+	srv := newFakeServer(func(fs *fakeServer, ev map[string]any) {
+		switch ev["type"] {
+		case "session.update":
+			td, _ := json.Marshal(ev["session"].(map[string]any)["turn_detection"])
+			if string(td) != `{"type":"server_vad"}` {
+				fs.emit(map[string]any{"type": "error", "error": map[string]any{"code": "unsupported_turn_detection", "message": string(td)}})
+				return
+			}
+			fs.emit(map[string]any{"type": "session.created", "session": map[string]any{"id": "v"}})
+		case "input_audio_buffer.append":
+			b, _ := base64.StdEncoding.DecodeString(ev["audio"].(string))
+			appended += len(b)
+			if appended == 32000 { // after the first second: one response
+				fs.emit(map[string]any{"type": "response.created", "response": map[string]any{"id": "r1"}})
+				fs.emit(map[string]any{"type": "response.done", "response": map[string]any{"id": "r1", "status": "completed"}})
+			}
+		case "session.close":
+			fs.emit(map[string]any{"type": "session.closed"})
+		}
+	})
+	res, err := runFake(c, srv, &Config{URL: "ws://127.0.0.1:1", Clock: c, Dialer: srv.dialer(), ServerVAD: true}, make([]byte, 32000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if appended != 32000+48000 {
+		t.Errorf("appended %d bytes, want the input + 48000 of silence", appended)
+	}
+	if n := len(srv.received("input_audio_buffer.commit")); n != 0 {
+		t.Errorf("%d commits with server_vad, want 0", n)
+	}
+	if res.Incomplete {
+		t.Error("incomplete")
+	}
+}

@@ -128,10 +128,12 @@ func receiveTimes(tr *trace.Session) map[string]*clientTimes {
 // of milliseconds (observed: 400 ms at load average 7). A stall monitor
 // measures the worst such stall during the sessions; an error up to that
 // stall is the machine's, not the client's. So every response must be within
-// clientTruthBound + stall and the median within clientTruthMedianBound +
-// stall/2; a systematic client error (a receive stamp taken after pacing, or
+// clientTruthBound + 2·stall and the median within clientTruthMedianBound +
+// stall; a systematic client error (a receive stamp taken after pacing, or
 // at the wrong event: ≥ one 200 ms frame) exceeds that unless the machine
-// stalled for a whole frame, which the log line reports.
+// stalled for a whole frame, which the log line reports. (Each of an
+// interval's two receive stamps can be delayed by a stall, hence 2× for single
+// responses; with -race on a loaded machine stalls of 400 ms were seen.)
 // The tight figures (goal p99 ≤ 1 ms native) belong to make bench.
 const (
 	clientTruthBound       = 50 * time.Millisecond
@@ -227,8 +229,9 @@ func measureFidelity(t testing.TB, n int) fidelity {
 		t.Fatal(err)
 	}
 	type out struct {
-		res *session.Result
-		err error
+		res  *session.Result
+		err  error
+		live *metrics.Accumulator // fed by an Observer during the session, as the page does
 	}
 	outs := make([]out, n)
 	mon := startStallMonitor()
@@ -242,13 +245,16 @@ func measureFidelity(t testing.TB, n int) fidelity {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cfg := &session.Config{URL: wsURL(ts), Model: "sim", SampleID: fmt.Sprintf("%s-%d", s.SampleID, i), Split: "builtin", CompletionTimeout: time.Minute}
+			acc := &metrics.Accumulator{}
+			outs[i].live = acc
+			cfg := &session.Config{URL: wsURL(ts), Model: "sim", SampleID: fmt.Sprintf("%s-%d", s.SampleID, i), Split: "builtin", CompletionTimeout: time.Minute,
+				Observers: []session.Observer{session.ObserverFuncs{Event: acc.Add}}}
 			outs[i].res, outs[i].err = session.Run(context.Background(), cfg, pcm)
 		}()
 	}
 	wg.Wait()
 	stall := mon.Stop()
-	bound := durMsT(clientTruthBound + stall)
+	bound := durMsT(clientTruthBound + 2*stall)
 	var errsCreatedAudio, errsAudioSpan []float64
 	var lags []time.Duration
 	responses := 0
@@ -283,7 +289,7 @@ func measureFidelity(t testing.TB, n int) fidelity {
 			errsAudioSpan = append(errsAudioSpan, e2)
 			for _, e := range []float64{e1, e2} {
 				if math.Abs(e) > bound {
-					t.Errorf("session %d response %s: client − truth interval error %.3f ms, bound %.3f ms (%v + worst stall %v)", i, tr.ResponseID, e, bound, clientTruthBound, stall)
+					t.Errorf("session %d response %s: client − truth interval error %.3f ms, bound %.3f ms (%v + 2 × worst stall %v)", i, tr.ResponseID, e, bound, clientTruthBound, stall)
 				}
 			}
 			row, ok := rows[tr.ResponseID]
@@ -297,6 +303,17 @@ func measureFidelity(t testing.TB, n int) fidelity {
 			if tr.TTFTMs != nil && (row.Raw.TTFTMs == nil || *row.Raw.TTFTMs != *tr.TTFTMs) {
 				t.Errorf("session %d response %s: server TTFT %v, truth %v", i, tr.ResponseID, row.Raw.TTFTMs, *tr.TTFTMs)
 			}
+			if tr.TPOTMs != nil && (row.Raw.TPOTMs == nil || *row.Raw.TPOTMs != *tr.TPOTMs) {
+				t.Errorf("session %d response %s: server TPOT %v, truth %v", i, tr.ResponseID, row.Raw.TPOTMs, *tr.TPOTMs)
+			}
+		}
+		// The live accumulator (stream start from the wire log's local
+		// entry) ends with the batch result (after learning the identity).
+		o.live.SetMeta(res.Trace.Session)
+		liveJSON, _ := o.live.Snapshot().Object().MarshalJSON()
+		batchJSON, _ := metrics.ScoreSession(*res.Trace).Object().MarshalJSON()
+		if string(liveJSON) != string(batchJSON) {
+			t.Errorf("session %d: live observer metrics differ from the batch score of its wire log:\nlive  %s\nbatch %s", i, liveJSON, batchJSON)
 		}
 		// The wire log scores the same as replaying it from JSON.
 		b, err := json.Marshal(res.Trace)
@@ -317,8 +334,8 @@ func measureFidelity(t testing.TB, n int) fidelity {
 		}
 	}
 	for name, errs := range map[string][]float64{"created→first audio": errsCreatedAudio, "first→last audio": errsAudioSpan} {
-		if p, b := pct(errs, 0.5), durMsT(clientTruthMedianBound+stall/2); !(p <= b) {
-			t.Errorf("%s: median |client − truth| %.3f ms, bound %.3f ms (%v + half the worst stall %v)", name, p, b, clientTruthMedianBound, stall)
+		if p, b := pct(errs, 0.5), durMsT(clientTruthMedianBound+stall); !(p <= b) {
+			t.Errorf("%s: median |client − truth| %.3f ms, bound %.3f ms (%v + the worst stall %v)", name, p, b, clientTruthMedianBound, stall)
 		}
 	}
 	return fidelity{createdAudio: errsCreatedAudio, audioSpan: errsAudioSpan, pacing: session.SummarizeLag(lags), stall: stall, responses: responses}
@@ -385,7 +402,7 @@ func TestSimFaults(t *testing.T) {
 		{fault: "disconnect_mid_response", ok: func(err error) bool { return errors.Is(err, session.ErrTransportDropped) }},
 		{fault: "dropped_done", ok: func(err error) bool {
 			return errors.Is(err, session.ErrCompletionTimeout) && strings.Contains(err.Error(), "without response.done")
-		}, settings: func(c *session.Config) { c.CompletionTimeout = 4 * time.Second }},
+		}, settings: func(c *session.Config) { c.CompletionTimeout = 15 * time.Second }},
 		{fault: "slow_handshake", ok: func(err error) bool {
 			var he *session.HandshakeError
 			return errors.As(err, &he)

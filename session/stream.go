@@ -319,6 +319,8 @@ func (s *Session) pending() string {
 // Result holds the wire log; its Err is the session's first error (also
 // returned). Close is idempotent.
 func (s *Session) Close(ctx context.Context) (*Result, error) {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
 	s.mu.Lock()
 	if s.result != nil {
 		r := s.result

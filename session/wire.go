@@ -242,6 +242,9 @@ func sessionUpdate(cfg *Config) *protocol.SessionUpdate {
 	if cfg.NativeDuplex {
 		sc.ExtraBody.MiniCPMO45NativeDuplex = ptr(true)
 	}
+	if cfg.Customize != nil {
+		cfg.Customize(sc)
+	}
 	return &protocol.SessionUpdate{
 		Header:  protocol.Header{Type: protocol.TypeSessionUpdate, EventID: newEventID()},
 		Session: sc,

@@ -119,6 +119,18 @@ func (c *ManualClock) Waiters() (int, <-chan struct{}) {
 	return len(c.waiters), c.changed
 }
 
+// WaiterTimes returns the pending wake-up times, sorted.
+func (c *ManualClock) WaiterTimes() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]time.Duration, 0, len(c.waiters))
+	for _, w := range c.waiters {
+		out = append(out, w.at)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
 // NextWaiter returns the earliest pending wake-up time.
 func (c *ManualClock) NextWaiter() (time.Duration, bool) {
 	c.mu.Lock()

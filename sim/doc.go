@@ -17,7 +17,8 @@
 // Routes: GET /v1/realtime (websocket; any query is accepted, duplex=1 is
 // not enforced), GET /sim/sessions/{id}/truth ({id} = session.created's
 // session.id; 404 when unknown or evicted; the last 1 000 sessions are
-// kept), GET /sim/sessions (kept ids).
+// kept), GET /sim/sessions (kept ids), GET /sim/options (profiles, faults
+// and behaviours with descriptions, for menus).
 //
 // Per-session websocket query parameters win over the flags: model,
 // sim_profile, sim_fault (comma list; empty = none), sim_event_names
@@ -31,7 +32,10 @@
 // config_timeout and close 1008). The session then gets session.created
 // (session.id "duplex-…", model from session.update, else the query, else
 // the profile; pcm16 formats; capabilities.chunk_period_ms 1000 or 80) and
-// one session.updated. Rates default to 16 kHz in and 24 kHz out;
+// one session.updated. A later session.update is accepted silently, except
+// a new model (model_update_unsupported), ref_audio
+// (ref_audio_update_unsupported) or a voice after audio was appended
+// (voice_update_after_audio_unsupported). Rates default to 16 kHz in and 24 kHz out;
 // audio.output.sample_rate_hz may choose 8–48 kHz; any input rate but
 // 16 000 is rejected with unsupported_audio_format. Appends are validated
 // (base64 → bad_audio, odd length → bad_audio, format or rate →
@@ -46,6 +50,10 @@
 // of silence (500, 300, 200) or after vad.max_turn_ms (4 000, 4 000,
 // 2 000). Scenario period_ms also ends a turn every N ms of input, and
 // turns_ms replaces detection with a fixed schedule (dataset runs).
+//
+// Text comes text_lead_ms before the first audio (a negative lead sends
+// audio first; the first audio delta then carries only ttfp_ms and the
+// first text adds ttft_ms), or at an independent ttft_ms distribution.
 //
 // Each answered turn is one response whose request start is the accept
 // time of the append that ended the turn; response.created is emitted at
@@ -135,6 +143,9 @@
 //	                        starts: client sends may block; clients must keep receiving, not deadlock
 //	slow_writer             frames written in 1 KiB fragments 20 ms apart: deltas arrive late and bunched;
 //	                        clients must not time out mid-frame
+//	replayed_events         every event carries server_event_seq; after the first response.done the last 3
+//	                        frames come again with their original seqs (a resume replay): clients drop events
+//	                        whose seq ≤ the last accepted one, so no response.done is seen twice
 //
 // # Turn-taking behaviours
 //

@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,6 +53,7 @@ type item struct {
 	// prepare, when set, does the item's heavy, time-independent work; it
 	// runs on the writer goroutine outside the session lock and may only
 	// touch writer-owned state (the response's voice) and the item.
+	replay   bool // replayed_events: a frame sent again
 	prepare  func()
 	prepared bool
 	pcm      []int16
@@ -142,8 +144,11 @@ type engine struct {
 
 	firstSpeak *response // the session's first spoken response (fault anchor)
 	firstDone  bool
-	closing    bool // session.close accepted: only session.closed follows
-	bargeArmed bool // ignores_backchannels: user speech during a response, not yet long enough to truncate
+	closing    bool       // session.close accepted: only session.closed follows
+	srvSeq     int64      // replayed_events: server_event_seq of the last event
+	recent     []replayed // replayed_events: the last frames
+	replayDue  bool       // replayed_events: replay after the current frame
+	bargeArmed bool       // ignores_backchannels: user speech during a response, not yet long enough to truncate
 	stallReq   time.Duration
 	itemN      int
 }
@@ -261,6 +266,9 @@ func (e *engine) pop(now time.Duration) (output, bool) {
 		if f == nil && act == actNone {
 			continue
 		}
+		if f != nil && e.fault(FaultReplayedEvents) && !it.replay {
+			e.remember(now, f)
+		}
 		return output{frame: f, act: act, slow: e.fault(FaultSlowWriter)}, true
 	}
 }
@@ -284,7 +292,51 @@ func (e *engine) transportEnded(now time.Duration, reason string) {
 
 func (e *engine) sh(typ string) protocol.ServerHeader {
 	e.evSeq++
-	return protocol.ServerHeader{Header: protocol.Header{Type: typ, EventID: fmt.Sprintf("event_%s%016x", e.idHex, e.evSeq)}}
+	h := protocol.ServerHeader{Header: protocol.Header{Type: typ, EventID: fmt.Sprintf("event_%s%016x", e.idHex, e.evSeq)}}
+	if e.fault(FaultReplayedEvents) {
+		e.srvSeq++
+		h.ServerEventSeq = json.RawMessage(strconv.FormatInt(e.srvSeq, 10))
+	}
+	return h
+}
+
+// replayCount is how many recent frames replayed_events sends again.
+const replayCount = 3
+
+// remember keeps the last frames for replayed_events and, once the first
+// response is done, queues them again with their original sequence numbers.
+func (e *engine) remember(now time.Duration, frame []byte) {
+	e.truth.mu.Lock()
+	var last TruthEvent
+	if n := len(e.truth.t.Events); n > 0 {
+		last = e.truth.t.Events[n-1]
+	}
+	e.truth.mu.Unlock()
+	e.recent = append(e.recent, replayed{frame: frame, ev: last})
+	if len(e.recent) > replayCount {
+		e.recent = e.recent[1:]
+	}
+	if !e.replayDue {
+		return
+	}
+	e.replayDue = false
+	for _, r := range e.recent {
+		r := r
+		it := e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) {
+			ev := r.ev
+			ev.TMs, ev.Replay = msOf(t), true
+			e.truth.mu.Lock()
+			e.truth.t.addEvent(ev)
+			e.truth.mu.Unlock()
+			return r.frame, actNone
+		})
+		it.replay = true
+	}
+}
+
+type replayed struct {
+	frame []byte
+	ev    TruthEvent
 }
 
 // emit marshals ev and records it in the truth at now.
@@ -294,7 +346,7 @@ func (e *engine) emit(now time.Duration, ev protocol.Event, respID string) []byt
 		panic(fmt.Sprintf("sim: marshal %s: %v", ev.EventType(), err)) // our own types: cannot fail
 	}
 	e.truth.mu.Lock()
-	e.truth.t.Events = append(e.truth.t.Events, TruthEvent{Type: ev.EventType(), ResponseID: respID, TMs: msOf(now)})
+	e.truth.t.addEvent(TruthEvent{Type: ev.EventType(), ResponseID: respID, TMs: msOf(now)})
 	e.truth.mu.Unlock()
 	return b
 }
@@ -405,10 +457,21 @@ func clientEventID(data []byte) string {
 }
 
 func (e *engine) onSessionUpdate(now time.Duration, ev *protocol.SessionUpdate) {
-	if e.handshk {
-		return // later updates: accepted, no reply (session.updated is sent once)
-	}
 	c := ev.Session
+	if e.handshk {
+		// Later updates are in-session config: immutable fields are
+		// rejected as the reference server does; the rest is accepted
+		// silently (session.updated is sent once).
+		switch {
+		case c.Model != "" && c.Model != e.model:
+			e.sendError(now, "model_update_unsupported", "the model cannot change within a session", ev.EventID)
+		case c.RefAudio != "":
+			e.sendError(now, "ref_audio_update_unsupported", "ref_audio cannot change within a session", ev.EventID)
+		case c.Voice != "" && e.inBytes > 0:
+			e.sendError(now, "voice_update_after_audio_unsupported", "voice cannot change after audio was appended", ev.EventID)
+		}
+		return
+	}
 	if !protocol.IsPCM16Format(c.InputAudioFormat) {
 		e.sendError(now, protocol.CodeUnsupportedAudioFormat, "Unsupported input_audio_format: "+c.InputAudioFormat, ev.EventID)
 		return
@@ -876,6 +939,9 @@ func (e *engine) speakFrame(t time.Duration, r *response) []byte {
 // prepareAudio synthesises the next packet of r. Packets of a response
 // render in queue order, so r.genSamples is the count before this packet.
 func (e *engine) prepareAudio(it *item, r *response) {
+	if r.voice == nil {
+		return // finished response: nothing to synthesise
+	}
 	pkt := e.sc.PacketMs * e.outRate / 1000
 	n := max(0, min(pkt, r.samples-r.genSamples))
 	it.pcm = make([]int16, n)
@@ -1051,11 +1117,13 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 	if e.active == r {
 		e.active = nil
 	}
+	r.voice, r.tokens, r.outputs = nil, nil, nil // free per-response generation state
 	ms := msOf(t)
 	e.tr(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = status, &ms })
 	firstDone := !e.firstDone && r == e.firstSpeak
 	if firstDone {
 		e.firstDone = true
+		e.replayDue = e.fault(FaultReplayedEvents)
 	}
 	var b []byte
 	if !(firstDone && e.fault(FaultDroppedDone)) {

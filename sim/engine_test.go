@@ -483,8 +483,22 @@ func TestHandshake(t *testing.T) {
 		}
 		h.send(2*ms, []byte(`{"type":"session.update","session":{"voice":"x"}}`))
 		h.runUntil(3 * ms)
-		if n := len(h.ofType(protocol.TypeSessionUpdated)); n != 1 {
-			t.Errorf("%d session.updated after a second update", n)
+		if n := len(h.ofType(protocol.TypeSessionUpdated)); n != 1 || len(h.ofType(protocol.TypeError)) != 0 {
+			t.Errorf("%d session.updated after a second update; %v", n, h.types())
+		}
+		for i, upd := range []string{`{"model":"other"}`, `{"ref_audio":"data:audio/wav;base64,AAAA"}`, `{"voice":"y"}`} {
+			if i == 2 {
+				h.stream(4*ms, speechPCM([2]int{0, 200}), 200)
+			}
+			h.send(time.Duration(10+i)*ms, []byte(`{"type":"session.update","event_id":"evt_u`+string(rune('0'+i))+`","session":`+upd+`}`))
+		}
+		h.runUntil(20 * ms)
+		var codes []string
+		for _, r := range h.ofType(protocol.TypeError) {
+			codes = append(codes, str(r.ev, "error", "code")+"/"+str(r.ev, "error", "event_id"))
+		}
+		if d := cmp.Diff([]string{"model_update_unsupported/evt_u0", "ref_audio_update_unsupported/evt_u1", "voice_update_after_audio_unsupported/evt_u2"}, codes); d != "" {
+			t.Errorf("later updates (-want +got):\n%s", d)
 		}
 	})
 	t.Run("input rate rejected", func(t *testing.T) {
@@ -602,5 +616,26 @@ func TestPeriodicAndSchedule(t *testing.T) {
 	// at 810 + 30 + 3×25 = 915) and 4000 ms of input.
 	if d := cmp.Diff([]float64{810, 915, 3810}, starts); d != "" {
 		t.Errorf("schedule (-want +got):\n%s", d)
+	}
+}
+
+// TestAudioBeforeText: a negative text lead sends audio first; the first
+// audio delta then carries only ttfp_ms and the first text delta adds
+// ttft_ms (each key once known, PROTOCOL.md §4.9).
+func TestAudioBeforeText(t *testing.T) {
+	t.Parallel()
+	sc, err := ParseScenario([]byte(`{"base":"test","text_lead_ms":-40}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := runSession(t, sc, "", threeTurns[:1])
+	a := h.ofType(protocol.TypeResponseOutputAudioDelta)[0]
+	x := h.ofType(protocol.TypeResponseOutputAudioTranscriptDelta)[0]
+	_, hasTTFT := num(a.ev, "metadata", "vllm_omni", "response_request_metrics", "ttft_ms")
+	ttfp, _ := num(a.ev, "metadata", "vllm_omni", "response_request_metrics", "ttfp_ms")
+	ttft, _ := num(x.ev, "metadata", "vllm_omni", "response_request_metrics", "ttft_ms")
+	ttfp2, _ := num(x.ev, "metadata", "vllm_omni", "response_request_metrics", "ttfp_ms")
+	if a.t >= x.t || hasTTFT || ttfp != 30 || ttft != 70 || ttfp2 != 30 {
+		t.Errorf("audio at %v, text at %v; audio ttft present %v ttfp %v; text ttft %v ttfp %v", a.t, x.t, hasTTFT, ttfp, ttft, ttfp2)
 	}
 }

@@ -27,6 +27,7 @@ const (
 	FaultDisconnectMidResponse = "disconnect_mid_response"
 	FaultStalledReader         = "stalled_reader"
 	FaultSlowWriter            = "slow_writer"
+	FaultReplayedEvents        = "replayed_events"
 )
 
 var faultDocs = map[string]string{
@@ -45,6 +46,7 @@ var faultDocs = map[string]string{
 	FaultDelayedBurst:          "every response's audio after the first packet is held back and sent in one burst at the last packet's time; client RTF is higher, server TTFP unchanged",
 	FaultDisconnectMidResponse: "the TCP connection is dropped (no close frame, no session.closed) right after the first response's second audio delta; clients flag the session incomplete and keep its metrics",
 	FaultStalledReader:         "when the first response starts the server stops reading input for stall_ms (5 s); client sends may block; clients must keep receiving and not deadlock",
+	FaultReplayedEvents:        "every event carries server_event_seq; after the first response.done the last 3 frames are sent again with their original seqs; clients drop seq ≤ last accepted (no duplicate response.done)",
 	FaultSlowWriter:            "every frame is written in 1 KiB fragments 20 ms apart (~50 KiB/s); deltas arrive late and bunched; clients must not time out mid-frame",
 }
 

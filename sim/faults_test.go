@@ -164,6 +164,37 @@ func TestFaults(t *testing.T) {
 				t.Fatalf("%d stalls", h.stalls)
 			}
 		}},
+		// Every frame has an increasing server_event_seq except the 3 replays,
+		// which repeat earlier seqs: the client's de-duplication rule (drop
+		// seq ≤ last accepted) restores the original stream.
+		{FaultReplayedEvents, nil, func(t *testing.T, h *harness) {
+			var last float64
+			var dropped []string
+			for _, r := range h.out {
+				seq, ok := num(r.ev, "server_event_seq")
+				if !ok {
+					t.Fatalf("no server_event_seq: %s", r.frame[:min(120, len(r.frame))])
+				}
+				if seq <= last {
+					dropped = append(dropped, r.ev["type"].(string))
+					continue
+				}
+				last = seq
+			}
+			want := []string{"response.output_item.done", "conversation.item.done", "response.done"}
+			if strings.Join(dropped, ",") != strings.Join(want, ",") {
+				t.Errorf("dropped %v, want %v", dropped, want)
+			}
+			replays := 0
+			for _, e := range h.truth().Events {
+				if e.Replay {
+					replays++
+				}
+			}
+			if replays != 3 || len(h.truth().Events) != len(h.out) {
+				t.Errorf("truth: %d replays, %d events for %d frames", replays, len(h.truth().Events), len(h.out))
+			}
+		}},
 		{FaultSlowWriter, nil, func(t *testing.T, h *harness) {
 			if !h.slow || len(h.ofType(protocol.TypeResponseOutputAudioDelta)) == 0 {
 				t.Fatal("outputs not marked slow")

@@ -64,6 +64,7 @@ func New(opts *Options) (*Server, error) {
 	s.mux.HandleFunc("GET /v1/realtime", s.serveWS)
 	s.mux.HandleFunc("GET /sim/sessions/{id}/truth", s.serveTruth)
 	s.mux.HandleFunc("GET /sim/sessions", s.serveList)
+	s.mux.HandleFunc("GET /sim/options", serveOptions)
 	return s, nil
 }
 
@@ -118,6 +119,30 @@ func (s *Server) serveList(w http.ResponseWriter, _ *http.Request) {
 }
 
 // newSessionID returns a unique session id and the session's ordinal.
+// named is one entry of GET /sim/options.
+type named struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// serveOptions lists profiles, faults and behaviours (for the page's menus).
+func serveOptions(w http.ResponseWriter, _ *http.Request) {
+	var profiles, faults, behaviors []named
+	for _, p := range Profiles() {
+		sc, _ := Profile(p)
+		profiles = append(profiles, named{p, sc.Description})
+	}
+	for _, f := range Faults() {
+		faults = append(faults, named{f[0], f[1]})
+	}
+	for _, b := range Behaviors() {
+		behaviors = append(behaviors, named{b[0], b[1]})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"default_profile": DefaultProfile, "profiles": profiles, "faults": faults,
+		"behaviors": behaviors, "event_names": []string{EventNamesCurrent, EventNamesLegacy}})
+}
+
 func (s *Server) newSessionID() (string, uint64) {
 	var b [6]byte
 	_, _ = rand.Read(b[:])

@@ -21,6 +21,22 @@ type Truth struct {
 	EndReason  string          `json:"end_reason,omitempty"` // client_close, disconnect, config_timeout, idle_timeout, unexpected_close, client_gone, server_shutdown
 	Responses  []TruthResponse `json:"responses"`
 	Events     []TruthEvent    `json:"events"`
+	// EventsDropped counts events not listed because the session passed
+	// MaxTruthEvents (responses are always complete).
+	EventsDropped int `json:"events_dropped"`
+}
+
+// MaxTruthEvents bounds the events listed per session, so long soak
+// sessions keep flat memory.
+const MaxTruthEvents = 20000
+
+// addEvent appends ev unless the session is over the cap. Callers hold r.mu.
+func (t *Truth) addEvent(ev TruthEvent) {
+	if len(t.Events) >= MaxTruthEvents {
+		t.EventsDropped++
+		return
+	}
+	t.Events = append(t.Events, ev)
 }
 
 // TruthResponse is one response's true timings. ttft_ms/ttfp_ms are
@@ -53,6 +69,7 @@ type TruthEvent struct {
 	Type       string  `json:"type"`
 	ResponseID string  `json:"response_id,omitempty"`
 	TMs        float64 `json:"t_ms"`
+	Replay     bool    `json:"replay,omitempty"` // replayed_events: a resend with its original server_event_seq
 }
 
 // truthRec is the live, locked truth of a session.

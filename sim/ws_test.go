@@ -323,6 +323,10 @@ func TestTruthRoute(t *testing.T) {
 	if _, m := get("/sim/sessions"); len(m["sessions"].([]any)) != 2 {
 		t.Errorf("kept sessions %v", m)
 	}
+	if code, m := get("/sim/options"); code != 200 || len(m["faults"].([]any)) != len(Faults()) || len(m["profiles"].([]any)) != len(Profiles()) ||
+		m["default_profile"] != DefaultProfile {
+		t.Errorf("options %d %v", code, m)
+	}
 }
 
 func TestOptions(t *testing.T) {
@@ -393,3 +397,69 @@ func TestOptions(t *testing.T) {
 }
 
 func parseQuery(q string) (url.Values, error) { return url.ParseQuery(q) }
+
+// TestStalledReaderManualClock: with stalled_reader the server reads
+// nothing for stall_ms (1 s in the test profile) once the first response
+// starts, so a heartbeat sent right after the turn is answered only after
+// the clock passes the stall, behind the whole response; without the fault
+// it is answered at clock 0, before the response's first text (due at 20 ms).
+func TestStalledReaderManualClock(t *testing.T) {
+	t.Parallel()
+	for _, fault := range []string{"", FaultStalledReader} {
+		t.Run("fault="+fault, func(t *testing.T) {
+			t.Parallel()
+			clk := NewManualClock(0)
+			_, hs := newTestServer(t, &Options{Profile: ProfileTest, Clock: clk})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			c := dialRaw(ctx, t, hs.URL, "sim_fault="+fault)
+			c.send(ctx, sessionUpdate())
+			if _, err := c.until(ctx, typeIs("session.updated")); err != nil {
+				t.Fatal(err)
+			}
+			c.streamPCM(ctx, speechPCM([2]int{400, 400}), 6400)
+			c.send(ctx, map[string]any{"type": "session.heartbeat"})
+			if fault == "" {
+				evs, err := c.until(ctx, typeIs("session.heartbeat_ack"))
+				if err != nil || len(evs) != 1+4 { // created, item.added, output_item.added, content_part.added, ack
+					t.Fatalf("%v %v", err, evs)
+				}
+				return
+			}
+			for { // the reader is parked on the clock until 1 s
+				ws, ch := clk.Waiters()
+				if ws > 0 && slicesContain(clk.WaiterTimes(), time.Second) {
+					break
+				}
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					t.Fatal("reader never stalled")
+				}
+			}
+			clk.Set(500 * time.Millisecond)
+			evs, err := c.until(ctx, typeIs("rate_limits.updated"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range evs {
+				if m["type"] == "session.heartbeat_ack" {
+					t.Fatal("heartbeat answered during the stall")
+				}
+			}
+			clk.Set(2 * time.Second)
+			if _, err := c.until(ctx, typeIs("session.heartbeat_ack")); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func slicesContain(xs []time.Duration, x time.Duration) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

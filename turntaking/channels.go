@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"math"
 
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -21,39 +20,15 @@ type Chunk struct {
 // joined and filtered across chunks by the same rule.
 func VADChunks(chunks []Chunk, opt *VADOptions) []Interval {
 	o := opt.withDefaults()
-	thr := math.Pow(10, o.ThresholdDBFS/20)
 	var raw []Interval
 	for _, c := range chunks {
-		n := len(c.PCM) / 2
-		if c.Rate <= 0 || n == 0 {
-			continue
-		}
-		frame := max(1, int(math.Round(o.FrameMs*float64(c.Rate)/1000)))
-		for i := 0; i < n; i += frame {
-			end := min(i+frame, n)
-			var sum float64
-			for k := i; k < end; k++ {
-				s := float64(int16(binary.LittleEndian.Uint16(c.PCM[2*k:]))) / 32768
-				sum += s * s
-			}
-			if math.Sqrt(sum/float64(end-i)) < thr {
-				continue
-			}
-			iv := Interval{StartMs: c.StartMs + float64(i)*1000/float64(c.Rate), EndMs: c.StartMs + float64(end)*1000/float64(c.Rate)}
-			if k := len(raw); k > 0 && iv.StartMs-raw[k-1].EndMs < o.MinSilenceMs {
-				raw[k-1].EndMs = max(raw[k-1].EndMs, iv.EndMs)
-				continue
-			}
-			raw = append(raw, iv)
+		if n := len(c.PCM) / 2; c.Rate > 0 && n > 0 {
+			raw = o.frames(raw, c.StartMs, n, c.Rate, func(k int) float64 {
+				return float64(int16(binary.LittleEndian.Uint16(c.PCM[2*k:]))) / 32768
+			})
 		}
 	}
-	out := raw[:0]
-	for _, iv := range raw {
-		if iv.DurationMs() >= o.MinSpeechMs {
-			out = append(out, iv)
-		}
-	}
-	return out
+	return o.dropShort(raw)
 }
 
 // Channels reconstructs both channels of a recorded session on the client

@@ -26,5 +26,9 @@
 // and interruptions); response latency = model onset − anchor, averaged over
 // the takeover cases only. Every score carries its denominator.
 //
+// Channels rebuilds both channels of a recorded session trace (user input
+// audio laid end to end from the first append, model audio played
+// serially from its receive times) and runs VAD on each.
+//
 // The package is pure (no I/O, no clock) and builds for wasm.
 package turntaking

@@ -50,26 +50,38 @@ func VAD(samples []float32, rate int, opt *VADOptions) []Interval {
 	if rate <= 0 || len(samples) == 0 {
 		return nil
 	}
+	raw := o.frames(nil, 0, len(samples), rate, func(i int) float64 { return float64(samples[i]) })
+	return o.dropShort(raw)
+}
+
+// frames appends the speech frames of n samples at rate, placed at startMs,
+// to raw, joining frames closer than MinSilenceMs.
+func (o VADOptions) frames(raw []Interval, startMs float64, n, rate int, sample func(int) float64) []Interval {
 	frame := max(1, int(math.Round(o.FrameMs*float64(rate)/1000)))
 	thr := math.Pow(10, o.ThresholdDBFS/20)
-	var raw []Interval
-	for i := 0; i < len(samples); i += frame {
-		end := min(i+frame, len(samples))
+	for i := 0; i < n; i += frame {
+		end := min(i+frame, n)
 		var sum float64
-		for _, s := range samples[i:end] {
-			sum += float64(s) * float64(s)
+		for k := i; k < end; k++ {
+			s := sample(k)
+			sum += s * s
 		}
 		if math.Sqrt(sum/float64(end-i)) < thr {
 			continue
 		}
-		iv := Interval{StartMs: float64(i) * 1000 / float64(rate), EndMs: float64(end) * 1000 / float64(rate)}
-		if n := len(raw); n > 0 && iv.StartMs-raw[n-1].EndMs < o.MinSilenceMs {
-			raw[n-1].EndMs = iv.EndMs
+		iv := Interval{StartMs: startMs + float64(i)*1000/float64(rate), EndMs: startMs + float64(end)*1000/float64(rate)}
+		if k := len(raw); k > 0 && iv.StartMs-raw[k-1].EndMs < o.MinSilenceMs {
+			raw[k-1].EndMs = max(raw[k-1].EndMs, iv.EndMs)
 			continue
 		}
 		raw = append(raw, iv)
 	}
-	out := raw[:0]
+	return raw
+}
+
+// dropShort removes segments shorter than MinSpeechMs.
+func (o VADOptions) dropShort(raw []Interval) []Interval {
+	var out []Interval
 	for _, iv := range raw {
 		if iv.DurationMs() >= o.MinSpeechMs {
 			out = append(out, iv)

@@ -51,3 +51,23 @@ func TestReopen(t *testing.T) {
 		t.Errorf("idempotency key lost on reopen: %v %v %v", m.ID, created, err)
 	}
 }
+
+// TestWAL: the archive runs in WAL mode with full sync (durable Puts).
+func TestWAL(t *testing.T) {
+	s, err := sqlite.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var mode string
+	var sync int
+	if err := s.DB.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB.QueryRow("PRAGMA synchronous").Scan(&sync); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" || sync != 2 {
+		t.Errorf("journal_mode %q synchronous %d, want wal and 2 (FULL)", mode, sync)
+	}
+}

@@ -1,3 +1,5 @@
+//go:build !js
+
 // Command duplexscope benchmarks full-duplex speech-to-speech servers.
 //
 // Verbs: serve, sim, run, score, replay, version. See `duplexscope help`.

@@ -1,3 +1,5 @@
+//go:build !js
+
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	rtmetrics "runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +68,8 @@ Flags:
   --upload SERVER_URL  POST report.json to SERVER_URL/api/reports (token: $DUPLEXSCOPE_WRITE_TOKEN)
   --ref-audio WAV      reference voice sent as session.ref_audio (MiniCPM-o needs one)
   --frame-ms MS        append size: 200 (default, OmniInteract), 80 (PersonaPlex), 1000 (Omni-DuplexEval)
+  --turn-detection M   none (default: model-native duplex, one final commit with the tail rule) or
+                       server_vad (1.5 s silence tail, no commit; complete when no response is open)
   --settle DUR         completion settle (default 2s)
   --timeout DUR        per-session completion timeout after the stream (default 15m)
   --run-id R --shard i/n   this process runs shard i (1-based) of n of run R (samples k with k mod n = i-1);
@@ -99,6 +104,7 @@ type runOptions struct {
 	RunID                                 string
 	ShardIndex, ShardCount                int
 	Progress                              bool
+	ServerVAD                             bool   // --turn-detection server_vad
 	Probe                                 string // --probe FILE
 	LoadCurve                             string // --load-curve 1,2,4,8,16
 }
@@ -148,6 +154,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "completion timeout")
 	fs.StringVar(&o.RunID, "run-id", "", "run id shared by shards")
 	shard := fs.String("shard", "", "i/n")
+	td := fs.String("turn-detection", "none", "none (model-native, one final commit) | server_vad")
 	fs.BoolVar(&o.Progress, "progress", true, "show a progress bar")
 	fs.StringVar(&o.Probe, "probe", "", "JSON list of {kind, clip, offset_s} probes to inject")
 	fs.StringVar(&o.LoadCurve, "load-curve", "", "comma list of concurrency levels (e.g. 1,2,4,8,16)")
@@ -173,6 +180,13 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("run: --frame-ms %d, want 10…10000 (200, 80 or 1000 as the references use)", o.FrameMs)
 	case o.Limit < 0:
 		return nil, fmt.Errorf("run: --limit %d, want ≥ 0", o.Limit)
+	}
+	switch *td {
+	case "none":
+	case "server_vad":
+		o.ServerVAD = true
+	default:
+		return nil, fmt.Errorf("run: --turn-detection %q, want none or server_vad", *td)
 	}
 	if *shard != "" {
 		i, n, ok := strings.Cut(*shard, "/")
@@ -459,7 +473,7 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 				} else {
 					live := &liveObserver{stats: stats, onResp: describe, seen: map[string]bool{}}
 					cfg := &session.Config{
-						URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio,
+						URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio, ServerVAD: o.ServerVAD,
 						Settle: o.Settle, CompletionTimeout: o.Timeout,
 						SampleID: s.SampleID, Split: s.Split, Observers: []session.Observer{live},
 					}
@@ -588,7 +602,7 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 		return nil, fmt.Errorf("run: report: %w", err)
 	}
 	frame := float64(o.FrameMs)
-	var lagging, legacy int
+	var lagging, legacy, underruns int
 	for _, s := range samples {
 		name := traceName(s.Split, s.SampleID)
 		t, err := readTrace(filepath.Join(o.Out, dirTraces, name))
@@ -597,7 +611,11 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 		}
 		var ex session.Extra
 		_ = json.Unmarshal(t.Session.Extra, &ex)
-		rep.Responses = append(rep.Responses, responseExtras(t)...)
+		extras := responseExtras(t)
+		for _, x := range extras {
+			underruns += x.Underruns
+		}
+		rep.Responses = append(rep.Responses, extras...)
 		se := report.SessionExtra{
 			SampleID: s.SampleID, Split: s.Split, Complete: !ex.Incomplete, Error: ex.Error,
 			WireLog: name, StreamStartMs: t.Session.StreamStartMs,
@@ -626,6 +644,10 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 	if lagging > 0 {
 		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnPacingLag,
 			Message: fmt.Sprintf("%d sessions sent an input frame more than one frame (%d ms) late (client send clock).", lagging, o.FrameMs)})
+	}
+	if underruns > 0 {
+		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnPlaybackUnderrun,
+			Message: fmt.Sprintf("The simulated playback ran out of audio %d times (audio arrived slower than real time; client receive clock).", underruns)})
 	}
 	if legacy > 0 {
 		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnLegacyEventNames, Message: report.WarningCodes[report.WarnLegacyEventNames]})
@@ -949,20 +971,25 @@ func parseLevels(s string) ([]int, error) {
 
 // loadLevel is one concurrency level of the load curve.
 type loadLevel struct {
-	Sessions        int      `json:"sessions"`
-	Failed          int      `json:"failed"`
-	Responses       int      `json:"responses"`
-	TTFPP50Ms       *float64 `json:"ttfp_p50_ms"`
-	TTFPP99Ms       *float64 `json:"ttfp_p99_ms"`
-	TTFPOrigin      string   `json:"ttfp_origin"`
-	RTFP50          *float64 `json:"rtf_p50"`
-	PacingLagP99Ms  float64  `json:"pacing_lag_p99_ms"`
-	PacingLagMaxMs  float64  `json:"pacing_lag_max_ms"`
-	Underruns       int      `json:"underruns"`
-	JoinTTFPMs      *float64 `json:"join_ttfp_ms"` // first response of the session that joined 1 s later
-	JoinTTFPOrigin  string   `json:"join_ttfp_origin,omitempty"`
-	WallSeconds     float64  `json:"wall_s"`
-	FailureMessages []string `json:"failures,omitempty"`
+	Sessions       int      `json:"sessions"`
+	Failed         int      `json:"failed"`
+	Responses      int      `json:"responses"`
+	TTFPP50Ms      *float64 `json:"ttfp_p50_ms"`
+	TTFPP99Ms      *float64 `json:"ttfp_p99_ms"`
+	TTFPOrigin     string   `json:"ttfp_origin"`
+	RTFP50         *float64 `json:"rtf_p50"`
+	PacingLagP99Ms float64  `json:"pacing_lag_p99_ms"`
+	PacingLagMaxMs float64  `json:"pacing_lag_max_ms"`
+	Underruns      int      `json:"underruns"`
+	JoinTTFPMs     *float64 `json:"join_ttfp_ms"` // first response of the session that joined 1 s later
+	JoinTTFPOrigin string   `json:"join_ttfp_origin,omitempty"`
+	WallSeconds    float64  `json:"wall_s"`
+	// CPUSecondsPerSession is this process's CPU time (Go runtime
+	// accounting: user + GC) over the level divided by its sessions;
+	// PeakHeapMiB the largest in-use heap sampled during it.
+	CPUSecondsPerSession float64  `json:"cpu_s_per_session"`
+	PeakHeapMiB          float64  `json:"peak_heap_mib"`
+	FailureMessages      []string `json:"failures,omitempty"`
 }
 
 // runLoadCurve runs, for each level N, N concurrent paced sessions (dataset
@@ -981,6 +1008,9 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 	var out []loadLevel
 	for _, n := range levels {
 		started := time.Now()
+		cpu0 := cpuSeconds()
+		peak := &heapPeak{}
+		stopPeak := peak.sample(200 * time.Millisecond)
 		type res struct {
 			r   *session.Result
 			err error
@@ -1000,13 +1030,15 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 					}
 				}
 				k := i % len(samples)
-				cfg := &session.Config{URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio, Settle: o.Settle,
+				cfg := &session.Config{URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio, ServerVAD: o.ServerVAD, Settle: o.Settle,
 					CompletionTimeout: o.Timeout, SampleID: fmt.Sprintf("load%d-%d-%s", n, i, samples[k].SampleID), Split: "load"}
 				all[i].r, all[i].err = session.Run(ctx, cfg, pcms[k])
 			}()
 		}
 		wg.Wait()
-		lv := loadLevel{Sessions: n, WallSeconds: time.Since(started).Seconds()}
+		stopPeak()
+		lv := loadLevel{Sessions: n, WallSeconds: time.Since(started).Seconds(),
+			CPUSecondsPerSession: (cpuSeconds() - cpu0) / float64(n+1), PeakHeapMiB: float64(peak.max) / (1 << 20)}
 		var ttfp, rtf []float64
 		var lags []time.Duration
 		server, client := 0, 0
@@ -1075,8 +1107,8 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 			}
 			return strconv.FormatFloat(*v, 'f', 1, 64)
 		}
-		fmt.Fprintf(stdout, "load N=%-4d responses %-4d TTFP p50 %s p99 %s ms (%s)  join TTFP %s ms  RTF p50 %s  pacing lag p99 %.2f ms  underruns %d  failed %d\n",
-			n, lv.Responses, p(lv.TTFPP50Ms), p(lv.TTFPP99Ms), lv.TTFPOrigin, p(lv.JoinTTFPMs), p(lv.RTFP50), lv.PacingLagP99Ms, lv.Underruns, lv.Failed)
+		fmt.Fprintf(stdout, "load N=%-4d responses %-4d TTFP p50 %s p99 %s ms (%s)  join TTFP %s ms  RTF p50 %s  pacing lag p99 %.2f ms  underruns %d  failed %d  cpu %.3f s/session  heap %.1f MiB\n",
+			n, lv.Responses, p(lv.TTFPP50Ms), p(lv.TTFPP99Ms), lv.TTFPOrigin, p(lv.JoinTTFPMs), p(lv.RTFP50), lv.PacingLagP99Ms, lv.Underruns, lv.Failed, lv.CPUSecondsPerSession, lv.PeakHeapMiB)
 		if ctx.Err() != nil {
 			break
 		}
@@ -1090,4 +1122,49 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	return sum, nil
+}
+
+// cpuSeconds is the process's CPU time so far as the Go runtime accounts it.
+func cpuSeconds() float64 {
+	s := []rtmetrics.Sample{{Name: "/cpu/classes/total:cpu-seconds"}, {Name: "/cpu/classes/idle:cpu-seconds"}}
+	rtmetrics.Read(s)
+	var v float64
+	if s[0].Value.Kind() == rtmetrics.KindFloat64 {
+		v = s[0].Value.Float64()
+	}
+	if s[1].Value.Kind() == rtmetrics.KindFloat64 {
+		v -= s[1].Value.Float64()
+	}
+	return v
+}
+
+// heapPeak samples the in-use heap.
+type heapPeak struct {
+	mu  sync.Mutex
+	max uint64
+}
+
+func (h *heapPeak) sample(every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+			rtmetrics.Read(s)
+			if s[0].Value.Kind() == rtmetrics.KindUint64 {
+				h.mu.Lock()
+				h.max = max(h.max, s[0].Value.Uint64())
+				h.mu.Unlock()
+			}
+			select {
+			case <-t.C:
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }

@@ -1,3 +1,5 @@
+//go:build !js
+
 package main
 
 import (
@@ -62,6 +64,7 @@ func TestRunUsage(t *testing.T) {
 		{"bad shard", append(append([]string{}, full...), "--run-id", "r", "--shard", "3/2")},
 		{"shard without run id", append(append([]string{}, full...), "--shard", "1/2")},
 		{"bad run id", append(append([]string{}, full...), "--run-id", "a b")},
+		{"bad turn detection", append(append([]string{}, full...), "--turn-detection", "semantic")},
 		{"stray argument", append(append([]string{}, full...), "extra")},
 		{"unknown dataset dir", []string{"--url", "ws://127.0.0.1:1", "--model", "m", "--dataset", filepath.Join(t.TempDir(), "nope"), "--out", t.TempDir()}},
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,7 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/sim"
 )
 
 // helperEnv makes the test binary act as `duplexscope serve` (the os/exec
@@ -273,8 +277,25 @@ func TestServeGracefulShutdown(t *testing.T) {
 		resp.Body.Close()
 		done <- result{resp.StatusCode, nil}
 	}()
-	if _, err := pw.Write(body[:len(body)/2]); err != nil { // the server is now reading the body
+	if _, err := pw.Write(body[:len(body)/2]); err != nil {
 		t.Fatal(err)
+	}
+	// Wait until the server is handling the upload (in flight: it and the
+	// /metrics request asking), so the signal cannot race the accept.
+	for start := time.Now(); ; {
+		resp, err := http.Get(c.base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), "\nduplexscope_http_requests_in_flight 2\n") {
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("upload never became in flight:\n%s", b)
+		}
+		time.Sleep(10 * time.Millisecond) // polling, not hiding a race
 	}
 	if err := c.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -293,5 +314,95 @@ func TestServeGracefulShutdown(t *testing.T) {
 	}
 	if err := <-exited; err != nil {
 		t.Errorf("serve exit after graceful shutdown: %v", err)
+	}
+}
+
+// TestShardedRunUpload: two `duplexscope run --run-id R --shard i/2
+// --upload` processes report to one server (archive + embedded simulator,
+// mounted as serve mounts them); the server merges them into one run whose
+// run-level statistics are recomputed from the pooled per-response rows.
+func TestShardedRunUpload(t *testing.T) {
+	simSrv, err := sim.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Store: archive.NewMemory(), Sim: simSrv, UploadRate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer func() {
+		ts.Close()
+		srv.Close()
+		simSrv.Close()
+	}()
+	ws := "ws" + strings.TrimPrefix(ts.URL, "http") + "/v1/realtime"
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		outs[i] = t.TempDir() + "/out"
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var so, se bytes.Buffer
+			errs[i] = runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2",
+				"--out", outs[i], "--settle", "500ms", "--progress=false", "--upload", ts.URL, "--run-id", "nightly", "--shard", fmt.Sprintf("%d/2", i+1)}, &so, &se)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%v\n%s", errs[i], se.String())
+			}
+		}()
+	}
+	wg.Wait()
+	var pooled []float64
+	rows := 0
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("shard %d: %v", i+1, err)
+		}
+		b, err := os.ReadFile(outs[i] + "/report.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := report.Decode(b, report.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += len(r.Metrics.Requests)
+		pooled = append(pooled, report.Values(r.Metrics.Requests, "ttfp_ms")...)
+	}
+	resp, err := http.Get(ts.URL + "/api/runs/nightly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run server.RunResponse
+	json.NewDecoder(resp.Body).Decode(&run)
+	resp.Body.Close()
+	if !run.Final || run.ShardCount != 2 || len(run.ShardsReceived) != 2 || len(run.Report.Metrics.Requests) != rows || rows < 2 {
+		t.Fatalf("merged run: final %v count %d received %v rows %d (want %d ≥ 2)", run.Final, run.ShardCount, run.ShardsReceived, len(run.Report.Metrics.Requests), rows)
+	}
+	want := report.Summarize(pooled, 3)
+	m := run.Report.Metrics
+	if m.NumResponseTTFP == nil || *m.NumResponseTTFP != want.Count || *m.MeanResponseTTFP != want.Mean || *m.P99ResponseTTFP != want.P99 {
+		t.Errorf("merged TTFP keys %v/%v/%v, want pooled %+v", m.NumResponseTTFP, m.MeanResponseTTFP, m.P99ResponseTTFP, want)
+	}
+	resp, err = http.Get(ts.URL + "/runs/nightly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "Shards received: 2 of 2 — final") {
+		t.Errorf("run page = %d, lacks the final shard status", resp.StatusCode)
+	}
+	// The two shard uploads compare (same model, frame and dataset: comparable).
+	resp, err = http.Get(ts.URL + "/compare?ids=" + run.ShardIDs[0] + "," + run.ShardIDs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Contains(string(page), `id="incomparable"`) {
+		t.Errorf("compare of the shards = %d (incomparable banner: %v)", resp.StatusCode, strings.Contains(string(page), `id="incomparable"`))
 	}
 }

@@ -1,0 +1,103 @@
+//go:build !js
+
+// Command bench runs duplexscope's benchmark suite and writes BENCHMARKS.md.
+//
+//	go run ./bench/cmd/bench -out BENCHMARKS.md          # full suite (make bench), ≈ 25 min on 2 cores
+//	go run ./bench/cmd/bench -quick -out /tmp/quick.md   # smoke run, about a minute
+//	go run ./bench/cmd/bench -only fidelity,browser      # some groups only
+//
+// Groups: speed (metrics + archive go test -bench), browser (sizes, page load,
+// frame rate, browser fidelity and pacing), fidelity (headless runner vs
+// simulator truth), pacing (native, long run), capacity (paced sessions per
+// runner). It needs web/app.wasm (make wasm) and chromium for the browser
+// group; a missing prerequisite fails that group with a message saying how
+// to get it, and the command exits 1 when any group failed.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/duplexscope/duplexscope/bench"
+)
+
+func main() {
+	if os.Getenv(bench.SimChildEnv) != "" {
+		if err := bench.ServeSimChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "Error:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	out := flag.String("out", "BENCHMARKS.md", "where to write the report")
+	quick := flag.Bool("quick", false, "smoke run: seconds instead of minutes")
+	only := flag.String("only", "", "comma list of groups to run (speed,browser,fidelity,pacing,capacity); default all")
+	chromium := flag.String("chromium", "/usr/bin/chromium", "headless chromium binary")
+	budget := flag.Duration("budget", 28*time.Minute, "capacity steps stop starting when the run has used this much")
+	flag.Parse()
+
+	cfg := bench.FullConfig()
+	if *quick {
+		cfg = bench.QuickConfig()
+	}
+	cfg.Chromium = *chromium
+	cfg.Log = os.Stderr
+	start := time.Now()
+	cfg.Deadline = start.Add(*budget)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	want := map[string]bool{}
+	for _, g := range strings.Split(*only, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			want[g] = true
+		}
+	}
+	run := func(g string) bool { return len(want) == 0 || want[g] }
+	cmd := "go run ./bench/cmd/bench " + strings.Join(os.Args[1:], " ")
+	doc := &bench.Doc{Machine: bench.DetectMachine(cfg.Chromium), Quick: cfg.Quick, Command: strings.TrimSpace(cmd)}
+	sh := &bench.Shared{}
+	groups := []struct {
+		name string
+		fn   func(context.Context, *bench.Config, *bench.Shared) *bench.Section
+	}{
+		{"fidelity", bench.FidelityGroup},
+		{"browser", bench.BrowserGroup},
+		{"pacing", bench.PacingGroup},
+		{"capacity", bench.CapacityGroup},
+		{"speed", bench.SpeedGroup},
+	}
+	failed := 0
+	for _, g := range groups {
+		if !run(g.name) {
+			continue
+		}
+		t0 := time.Now()
+		sec := g.fn(ctx, &cfg, sh)
+		fmt.Fprintf(os.Stderr, "%s bench: %s done in %v (load %s)\n", time.Now().UTC().Format("15:04:05"), g.name, time.Since(t0).Round(time.Second), bench.LoadAverage())
+		if sec.Err != nil {
+			failed++
+			fmt.Fprintf(os.Stderr, "bench: %s failed: %v\n", g.name, sec.Err)
+		}
+		doc.Sections = append(doc.Sections, sec)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	doc.Machine.LoadEnd = bench.LoadAverage()
+	doc.Elapsed = time.Since(start)
+	if err := doc.WriteFile(*out); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "bench: wrote %s in %v\n", *out, doc.Elapsed.Round(time.Second))
+	if failed > 0 {
+		fmt.Fprintf(os.Stderr, "Error: %d benchmark group(s) failed (see %s)\n", failed, *out)
+		os.Exit(1)
+	}
+}

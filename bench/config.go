@@ -1,0 +1,61 @@
+//go:build !js
+
+package bench
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Config sets a run's durations and tools.
+type Config struct {
+	Quick    bool
+	Chromium string // headless browser binary
+	Root     string // module root (for go build / go test)
+	Log      io.Writer
+	Deadline time.Time // capacity steps stop starting after this
+
+	Fidelity1, Fidelity16   time.Duration // input per session, concurrency 1 / 16
+	PacingNative            time.Duration // the long native pacing run
+	PacingBrowser           time.Duration // browser session (also its fidelity run)
+	BrowserCoder            time.Duration // the coder/websocket transport's browser run
+	CapacityStep            time.Duration // input per session per capacity step
+	CapacitySteps           []int
+	FPSWindow               time.Duration // rAF counting window
+	BenchTime, ArchiveBench string        // -benchtime for metrics / server benchmarks
+}
+
+// FullConfig is `make bench` (≈ 25 minutes on 2 cores).
+func FullConfig() Config {
+	return Config{
+		Chromium: "/usr/bin/chromium", Root: ".",
+		Fidelity1: 60 * time.Second, Fidelity16: 30 * time.Second,
+		PacingNative: 10 * time.Minute, PacingBrowser: 2 * time.Minute, BrowserCoder: 60 * time.Second,
+		CapacityStep: 20 * time.Second, CapacitySteps: []int{16, 32, 64, 128, 256, 512, 1024},
+		FPSWindow: 10 * time.Second, BenchTime: "1s", ArchiveBench: "1s",
+	}
+}
+
+// QuickConfig is the smoke run (about a minute of measuring).
+func QuickConfig() Config {
+	c := FullConfig()
+	c.Quick = true
+	c.Fidelity1, c.Fidelity16 = 7*time.Second, 4*time.Second
+	c.PacingNative, c.PacingBrowser, c.BrowserCoder = 5*time.Second, 7*time.Second, 7*time.Second
+	c.CapacityStep, c.CapacitySteps = 4*time.Second, []int{16}
+	c.FPSWindow = 2 * time.Second
+	c.BenchTime, c.ArchiveBench = "1x", "1x"
+	return c
+}
+
+func (c *Config) logf(format string, a ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "%s bench: "+format+"\n", append([]any{time.Now().UTC().Format("15:04:05")}, a...)...)
+	}
+}
+
+// Shared holds figures one group measures and another uses as baseline.
+type Shared struct {
+	NativeP99 map[string]float64 // "session-1" → pooled |error| p99 (ms)
+}

@@ -1,0 +1,203 @@
+//go:build !js
+
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/protocol"
+	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// Stamps are one response's client receive instants (ms, client clock);
+// negative = not seen.
+type Stamps struct{ Created, FirstText, FirstAudio, LastAudio float64 }
+
+// ReceiveStamps extracts per-response receive instants from a wire log:
+// response.created, the first non-empty text delta (transcript or text),
+// the first and last non-empty audio delta.
+func ReceiveStamps(events []trace.Event) map[string]*Stamps {
+	out := map[string]*Stamps{}
+	for _, e := range events {
+		if e.Dir != trace.DirRecv {
+			continue
+		}
+		var ev struct {
+			Type  string `json:"type"`
+			Delta string `json:"delta"`
+			Audio string `json:"audio"`
+		}
+		if json.Unmarshal(e.Event, &ev) != nil {
+			continue
+		}
+		id, _ := protocol.ResponseIdentity(e.Event)
+		st := out[id]
+		switch {
+		case ev.Type == protocol.TypeResponseCreated && st == nil:
+			out[id] = &Stamps{Created: e.TMs, FirstText: -1, FirstAudio: -1, LastAudio: -1}
+		case st == nil:
+		case ev.Type == protocol.TypeResponseOutputAudioDelta && (ev.Delta != "" || ev.Audio != ""):
+			if st.FirstAudio < 0 {
+				st.FirstAudio = e.TMs
+			}
+			st.LastAudio = e.TMs
+		case protocol.IsTextDelta(ev.Type) && ev.Delta != "" && st.FirstText < 0:
+			st.FirstText = e.TMs
+		}
+	}
+	return out
+}
+
+// Errors are client-minus-true interval errors (ms) per interval kind.
+type Errors struct {
+	CreatedText, CreatedAudio, AudioSpan []float64
+	Responses                            int // responses matched to the truth
+	Missing                              int // truth responses with audio the client did not see
+}
+
+// Add appends o's errors.
+func (e *Errors) Add(o Errors) {
+	e.CreatedText = append(e.CreatedText, o.CreatedText...)
+	e.CreatedAudio = append(e.CreatedAudio, o.CreatedAudio...)
+	e.AudioSpan = append(e.AudioSpan, o.AudioSpan...)
+	e.Responses += o.Responses
+	e.Missing += o.Missing
+}
+
+// All pools the three kinds.
+func (e Errors) All() []float64 {
+	return append(append(append([]float64(nil), e.CreatedText...), e.CreatedAudio...), e.AudioSpan...)
+}
+
+// CompareTruth computes, for every response of tr, the client interval minus
+// the true interval for created → first text, created → first audio and
+// first → last audio (the last only when the response had ≥ 2 packets).
+func CompareTruth(st map[string]*Stamps, tr Truth) Errors {
+	var e Errors
+	for _, r := range tr.Responses {
+		if r.CreatedMs == nil {
+			continue
+		}
+		c := st[r.ResponseID]
+		if c == nil {
+			if r.FirstAudioMs != nil {
+				e.Missing++
+			}
+			continue
+		}
+		matched := false
+		if r.FirstTextMs != nil && c.FirstText >= 0 {
+			e.CreatedText = append(e.CreatedText, (c.FirstText-c.Created)-(*r.FirstTextMs-*r.CreatedMs))
+			matched = true
+		}
+		if r.FirstAudioMs != nil {
+			if c.FirstAudio < 0 {
+				e.Missing++
+				continue
+			}
+			e.CreatedAudio = append(e.CreatedAudio, (c.FirstAudio-c.Created)-(*r.FirstAudioMs-*r.CreatedMs))
+			matched = true
+			if r.LastAudioMs != nil && *r.LastAudioMs > *r.FirstAudioMs {
+				e.AudioSpan = append(e.AudioSpan, (c.LastAudio-c.FirstAudio)-(*r.LastAudioMs-*r.FirstAudioMs))
+			}
+		}
+		if matched {
+			e.Responses++
+		}
+	}
+	return e
+}
+
+// InputPCM returns d of 16 kHz PCM16 input: the builtin dataset's clips
+// (speech with pauses) repeated, starting at clip offset.
+func InputPCM(d time.Duration, offset int) ([]byte, error) {
+	samples, err := dataset.Load(dataset.BuiltinName, nil)
+	if err != nil {
+		return nil, fmt.Errorf("bench: builtin dataset: %w", err)
+	}
+	want := audio.DurationToBytes(d, audio.InputRate)
+	var pcm []byte
+	for i := offset; len(pcm) < want; i++ {
+		p, err := samples[i%len(samples)].PCM(context.Background(), nil)
+		if err != nil {
+			return nil, fmt.Errorf("bench: builtin clip: %w", err)
+		}
+		pcm = append(pcm, p...)
+	}
+	return pcm[:want&^1], nil
+}
+
+// FidelityResult is one fidelity measurement.
+type FidelityResult struct {
+	Sessions int
+	Errors   Errors
+	Lags     []float64 // pacing lags of all frames, ms
+	Elapsed  time.Duration
+}
+
+// RunSessions runs n concurrent session.Run sessions of d input each
+// against the simulator (query selects its profile) and returns the wire
+// logs' errors against the truth. stagger spreads the starts.
+func RunSessions(ctx context.Context, s *Sim, query string, n int, d, stagger time.Duration) (FidelityResult, []*session.Result, error) {
+	res := FidelityResult{Sessions: n}
+	results := make([]*session.Result, n)
+	errs := make([]error, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range n {
+		pcm, err := InputPCM(d, i)
+		if err != nil {
+			return res, nil, err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if stagger > 0 {
+				time.Sleep(time.Duration(i) * stagger / time.Duration(n))
+			}
+			cfg := &session.Config{URL: s.WS(query), Model: "sim", SampleID: fmt.Sprintf("bench-%d", i), Split: "bench", CompletionTimeout: 2 * time.Minute}
+			results[i], errs[i] = session.Run(ctx, cfg, pcm)
+		}()
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(start)
+	for i, r := range results {
+		if errs[i] != nil {
+			return res, results, fmt.Errorf("bench: session %d of %d: %w", i, n, errs[i])
+		}
+		tr, err := GetTruth(ctx, s.Base, r.SessionID)
+		if err != nil {
+			return res, results, err
+		}
+		res.Errors.Add(CompareTruth(ReceiveStamps(r.Trace.Events), tr))
+		res.Lags = append(res.Lags, PacingLags(r.Trace.Events)...)
+	}
+	return res, results, nil
+}
+
+// PacingLags returns the lag_ms of every "duplexscope.pacing" wire-log
+// entry, in order (client send clock: actual − scheduled send instant).
+func PacingLags(events []trace.Event) []float64 {
+	var out []float64
+	for _, e := range events {
+		if e.Dir != trace.DirLocal {
+			continue
+		}
+		var p struct {
+			Type  string  `json:"type"`
+			Frame int     `json:"frame"`
+			LagMs float64 `json:"lag_ms"`
+		}
+		if json.Unmarshal(e.Event, &p) == nil && p.Type == "duplexscope.pacing" {
+			out = append(out, p.LagMs)
+		}
+	}
+	return out
+}

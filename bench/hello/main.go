@@ -1,0 +1,71 @@
+// Command hello is the go-app hello world that BENCHMARKS.md compares the
+// duplexscope page against (wasm size, page load, frame rate). The bench
+// harness builds it exactly like web/app.wasm (GOOS=js GOARCH=wasm
+// -trimpath -ldflags "-s -w", then go run ./internal/compress) and serves it
+// with the same pre-compressed /web/ file handler:
+//
+//	hello -dir DIR -addr 127.0.0.1:0   # serves DIR/app.wasm{,.gz,.br}; prints http://ADDR
+//
+// In the browser it renders one <h1 id="hello">.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/web"
+)
+
+type hello struct{ app.Compo }
+
+func (*hello) Render() app.UI { return app.H1().ID("hello").Text("Hello, world!") }
+
+func main() {
+	app.Route("/", func() app.Composer { return &hello{} })
+	app.RunWhenOnBrowser()
+
+	dir := flag.String("dir", ".", "directory holding app.wasm (+ .gz, .br)")
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	flag.Parse()
+	raw, err := os.ReadFile(*dir + "/app.wasm")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(1)
+	}
+	h := &app.Handler{
+		Name:              "hello",
+		Title:             "hello",
+		Resources:         resolver{http.StripPrefix("/web", web.Handler(os.DirFS(*dir)))},
+		WasmContentLength: strconv.Itoa(len(raw)),
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(1)
+	}
+	fmt.Println("http://" + ln.Addr().String())
+	if err := http.Serve(ln, h); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(1)
+	}
+}
+
+// resolver serves /web/… itself (same origin), like the duplexscope page.
+type resolver struct{ http.Handler }
+
+func (resolver) Resolve(location string) string {
+	if location == "" || location == "/" {
+		return "/"
+	}
+	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
+		return location
+	}
+	return "/" + strings.TrimLeft(location, "/")
+}
