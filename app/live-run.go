@@ -67,6 +67,7 @@ type liveRun struct {
 	sess     *session.Session
 	acc      metrics.Accumulator
 	frames   chan inputFrame
+	acks     chan ackReq
 	stopOnce sync.Once
 	stopped  chan struct{}
 
@@ -114,7 +115,7 @@ func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &liveRun{
 		settings: s, ctx: ctx, cancel: cancel, publish: publish,
-		frames: make(chan inputFrame, 512), stopped: make(chan struct{}),
+		frames: make(chan inputFrame, 512), stopped: make(chan struct{}), acks: make(chan ackReq, 256),
 		phase: phaseIdle, resp: map[string]*respState{},
 	}
 }
@@ -182,6 +183,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	// the first append is not already late.
 	r.readyCtxTime = g.inputTime()
 	r.mu.Unlock()
+	go r.ackLoop(s)
 	if clip != nil {
 		g.setClip(clip, r.settings.Audible)
 	}
@@ -578,7 +580,6 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 			rs.LastAckMs, rs.Acked = ack, true
 		}
 	}
-	ctx := r.ctx
 	r.mu.Unlock()
 	if s == nil {
 		return
@@ -587,11 +588,31 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 		_ = s.Note(note)
 	}
 	if ack >= 0 {
-		id := m.ID
-		go func() { _ = s.Played(ctx, id, ack) }()
+		select {
+		case r.acks <- ackReq{id: m.ID, ms: ack}:
+		default: // queue full: a later (cumulative) ack supersedes this one
+		}
 	}
 	if m.Type == "start" {
 		r.maybePublish(true)
+	}
+}
+
+// ackReq is one playback.ack to send.
+type ackReq struct {
+	id string
+	ms int
+}
+
+// ackLoop sends playback acks in order, off the worklet callback.
+func (r *liveRun) ackLoop(s *session.Session) {
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case a := <-r.acks:
+			_ = s.Played(r.ctx, a.id, a.ms)
+		}
 	}
 }
 
@@ -611,12 +632,17 @@ func (r *liveRun) watchVisibility() {
 	doc.Call("addEventListener", "visibilitychange", r.visibilityFunc)
 }
 
-// maybePublish sends a snapshot to the page at most every 200 ms unless
-// forced (new response, first audio, phase change).
+// publishEveryMs spaces routine view updates (levels, pacing, log); new
+// rows and phase changes publish at once. Every update costs main-thread
+// time, which delays the receive stamps taken in onmessage.
+const publishEveryMs = 500
+
+// maybePublish sends a snapshot to the page at most every publishEveryMs
+// unless forced (response done, first audio, phase change).
 func (r *liveRun) maybePublish(force bool) {
 	now := perfNow()
 	r.mu.Lock()
-	if !force && now-r.lastPublishMs < 200 {
+	if !force && now-r.lastPublishMs < publishEveryMs {
 		r.mu.Unlock()
 		return
 	}

@@ -32,6 +32,10 @@ func loadPending() []pendingUpload {
 }
 
 func storePending(ps []pendingUpload) bool {
+	if len(ps) == 0 {
+		app.Window().Get("localStorage").Call("removeItem", pendingKey)
+		return true
+	}
 	b, err := json.Marshal(ps)
 	if err != nil {
 		return false

@@ -184,10 +184,8 @@ func runPage(ctx context.Context, b *browser, st *stack, transport string, d tim
 	if err := chromedp.Do(b.ctx, chromedp.Navigate(st.URL+"/?"+q.Encode())); err != nil {
 		return nil, fmt.Errorf("bench: navigate: %w", err)
 	}
-	if err := b.eval(setIntervalJS, nil); err != nil {
-		return nil, fmt.Errorf("bench: setInterval baseline: %w", err)
-	}
 	ps := &pageSession{}
+	intervalStarted := false
 	deadline := time.Now().Add(d + 2*time.Minute)
 	for {
 		var s struct {
@@ -195,6 +193,13 @@ func runPage(ctx context.Context, b *browser, st *stack, transport string, d tim
 		}
 		if err := b.eval(`(function(){var p=document.querySelector("#status"),s=document.querySelector("#share");return {Phase:p?p.getAttribute("data-phase")||"":"",Status:p?p.textContent:"",Report:s?s.getAttribute("data-report-id")||"":""};})()`, &s); err != nil {
 			return nil, err
+		}
+		if s.Phase == "streaming" && !intervalStarted {
+			// The baseline runs while the page streams (not during wasm start).
+			if err := b.eval(setIntervalJS, nil); err != nil {
+				return nil, fmt.Errorf("bench: setInterval baseline: %w", err)
+			}
+			intervalStarted = true
 		}
 		if s.Phase == "failed" {
 			return nil, fmt.Errorf("bench: the page reports a failed session: %s", s.Status)
@@ -208,7 +213,7 @@ func runPage(ctx context.Context, b *browser, st *stack, transport string, d tim
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	if err := b.eval(`(function(){clearInterval(window.__siTimer);return window.__si;})()`, &ps.IntervalLags); err != nil {
+	if err := b.eval(`(function(){clearInterval(window.__siTimer);return window.__si||[];})()`, &ps.IntervalLags); err != nil {
 		return nil, err
 	}
 	if v, err := b.waitMark("first_point_drawn", 5*time.Second); err == nil {
@@ -284,17 +289,28 @@ func getJSON(ctx context.Context, u string, out any) error {
 }
 
 // coldLoad opens u in a fresh chromium profile (no cache, no service
-// worker) and returns navigation → mark (ms, page clock).
-func coldLoad(chromium, u, mark string) (float64, error) {
+// worker) and returns navigation → mark (ms, page clock) and → extra (NaN
+// when extra is "" or never reached).
+func coldLoad(chromium, u, mark, extra string) (float64, float64, error) {
 	b, err := newBrowser(chromium)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer b.cancel()
 	if err := chromedp.Do(b.ctx, chromedp.Navigate(u)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return b.waitMark(mark, 60*time.Second)
+	v, err := b.waitMark(mark, 60*time.Second)
+	if err != nil {
+		return 0, 0, err
+	}
+	x := nan()
+	if extra != "" {
+		if e, err := b.waitMark(extra, time.Second); err == nil {
+			x = e
+		}
+	}
+	return v, x, nil
 }
 
 // demoFPS opens u (a ?demo=N page or the hello world), waits for ready

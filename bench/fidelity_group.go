@@ -63,13 +63,16 @@ func FidelityGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 			a, b := Summarize(Abs(k.a)), Summarize(Abs(k.b))
 			rows = append(rows, []string{r.label, k.name, fmt.Sprint(a.N), fmtMs(a.P50), fmtMs(a.P99), fmtMs(a.Max), fmtMs(b.P50), fmtMs(b.P99), fmtX(Ratio(a.P99, b.P99))})
 		}
-		all := Summarize(Abs(fs.Errors.All()))
+		all, bareAll := Summarize(Abs(fs.Errors.All())), Summarize(Abs(fb.Errors.All()))
 		sh.NativeP99["session-"+r.label] = all.P99
 		if fs.Errors.Missing > 0 {
 			sec.printf("Concurrency %s: %d responses with audio in the truth were not seen complete by the client.\n\n", r.label, fs.Errors.Missing)
 		}
-		sec.goalLE(fmt.Sprintf("timing fidelity p99, native, concurrency %s", r.label), all.P99, 1, "ms",
-			fmt.Sprintf("The bare coder/websocket reader measured p99 %.3f ms in the same run, so the floor is loopback delivery and scheduling on this loaded 2-core machine (simulator and client share the cores), not the session driver (ratio %s).", Summarize(Abs(fb.Errors.All())).P99, fmtX(Ratio(all.P99, Summarize(Abs(fb.Errors.All())).P99))))
+		holds := fmt.Sprintf("The bare coder/websocket reader measured p99 %.3f ms in the same run (session ÷ bare = %s), so the floor is loopback delivery and scheduling on this 2-core machine (simulator and client share the cores, other load on top), not the session driver.", bareAll.P99, fmtX(Ratio(all.P99, bareAll.P99)))
+		if bareAll.P99 <= 1 {
+			holds = fmt.Sprintf("The bare coder/websocket reader met it in the same run (p99 %.3f ms): the session driver adds the difference (receive loop, wire-log append, observer dispatch).", bareAll.P99)
+		}
+		sec.goalLE(fmt.Sprintf("timing fidelity p99, native, concurrency %s", r.label), all.P99, 1, "ms", holds)
 	}
 	sec.table([]string{"concurrency", "interval", "n", "p50 ms", "p99 ms", "max ms", "bare p50 ms", "bare p99 ms", "p99 ÷ bare p99"}, rows)
 	return sec

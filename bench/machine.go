@@ -15,14 +15,14 @@ import (
 
 // Machine describes where a run was made.
 type Machine struct {
-	CPU      string // /proc/cpuinfo model name
-	Cores    int    // runtime.NumCPU
-	MemoryGB float64
-	Go       string
-	Chromium string
-	OS       string
-	Commit   string // git rev-parse --short HEAD, "-dirty" when the tree has changes
-	Date     time.Time
+	CPU                string // /proc/cpuinfo model name
+	Cores              int    // runtime.NumCPU
+	MemoryGB           float64
+	Go                 string
+	Chromium           string
+	OS                 string
+	Commit             string // git rev-parse --short HEAD, "-dirty" when the tree has changes
+	Date               time.Time
 	LoadStart, LoadEnd string // /proc/loadavg 1/5/15-minute averages
 }
 
@@ -30,7 +30,7 @@ type Machine struct {
 func DetectMachine(chromium string) Machine {
 	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH, Date: time.Now().UTC()}
 	m.CPU = procField("/proc/cpuinfo", "model name")
-	if kb, err := strconv.ParseFloat(strings.Fields(procField("/proc/meminfo", "MemTotal")+" 0")[0], 64); err == nil {
+	if kb, err := strconv.ParseFloat(strings.Fields(procField("/proc/meminfo", "MemTotal") + " 0")[0], 64); err == nil {
 		m.MemoryGB = kb / 1024 / 1024
 	}
 	if out, err := exec.Command(chromium, "--version").Output(); err == nil {

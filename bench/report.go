@@ -181,9 +181,9 @@ const reproduce = "## How to reproduce\n\n" +
 	"The metrics and archive figures are the packages' own `go test -bench` benchmarks (`go test -run '^$' -bench . -benchmem ./metrics/` and `go test -run '^$' -bench Archive -benchmem ./server/`), run and parsed by the harness.\n\n"
 
 const hiddenTab = "## Manual hidden-tab check (headless chromium cannot hide a tab)\n\n" +
-	"Browsers throttle timers in background tabs (setTimeout/setInterval to ≥ 1 s, intensive throttling after 5 minutes); the page paces input from the AudioWorklet's messages, which are not throttled. To check:\n\n" +
-	"1. `make run`, open http://127.0.0.1:8080/?source=dataset:builtin&profile=periodic&duration_s=180&autostart=1 in a desktop Chrome/Chromium.\n" +
-	"2. As soon as the status says *Streaming*, switch to another tab (or minimise the window) for at least 2 minutes; come back before the end.\n" +
-	"3. When the share link appears, open the report: the *Warnings* list shows `tab_hidden` (the page noticed the tab was hidden) and the session's pacing lag p99/max (`pacing_lag_p99_ms`, `pacing_lag_max_ms` in the report's sessions[]). Download the wire log (`wire-log.json`) and run `duplexscope replay wire-log.json`.\n" +
-	"4. Pass: pacing lag p99 ≤ 2 ms-class figures as in the browser rows above (no growth while hidden: the `duplexscope.pacing` entries' `lag_ms` do not climb during the hidden interval) and no `pacing_lag` warning. Fail: lags of ~1 s while hidden (a timer-driven sender).\n\n" +
-	"Result of the manual check: not performed in this automated run (no display on the benchmark machine); record it here when done.\n"
+	"Browsers throttle timers in background tabs (setTimeout/setInterval to once per second, more after 5 minutes hidden); the page paces input from the AudioWorklet's messages (the audio clock), which are not throttled. Procedure:\n\n" +
+	"1. `make run`, then open `http://127.0.0.1:8080/?source=dataset:builtin&profile=periodic&duration_s=180&autostart=1` in a desktop Chrome or Chromium (click the page once if it asks to allow sound).\n" +
+	"2. When the status says *Streaming*, switch to another tab (or minimise the window) for at least 2 minutes, then come back before the 3 minutes end.\n" +
+	"3. When the share link appears, open the report. The *Warnings* list must show `tab_hidden` (the page noticed). Download the wire log attachment (`wire-log.json`) and list the pacing lags: `jq -c '.events[] | select(.event.type==\"duplexscope.pacing\") | [.t_ms, .event.lag_ms]' wire-log.json`.\n" +
+	"4. Pass: the `lag_ms` values during the hidden interval stay in the range of the visible part (the browser jitter figure above), there is no `pacing_lag` warning, and the number of frames equals duration ÷ 200 ms (none dropped). Fail: lags that climb towards ~1 000 ms while hidden (a timer-driven sender) or missing frames.\n\n" +
+	"Result: **not performed in this automated run** (the benchmark machine has no display); whoever performs it should record the date, browser version and outcome here.\n"

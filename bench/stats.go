@@ -96,3 +96,5 @@ func fmtX(x float64) string {
 	}
 	return fmt.Sprintf("%.2f×", x)
 }
+
+func nan() float64 { return math.NaN() }

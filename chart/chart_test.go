@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/duplexscope/duplexscope/internal/golden"
 )
 
@@ -183,5 +185,30 @@ func TestTimelineLanes(t *testing.T) {
 		if s.XAxisIndex != want[s.Name] || s.YAxisIndex != want[s.Name] {
 			t.Errorf("series %q on axes %d/%d, want lane %d", s.Name, s.XAxisIndex, s.YAxisIndex, want[s.Name])
 		}
+	}
+}
+
+func TestTimelineEnvelopeDropsAcrossSilence(t *testing.T) {
+	t.Parallel()
+	b, err := TimelineOptions(Timeline{Model: []Level{{1, 0.5}, {1.1, 0.6}, {3, 0.4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o option
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	var got [][]float64
+	for _, s := range o.Series {
+		if s.Name == "model output" {
+			for _, d := range s.Data {
+				got = append(got, d.Value)
+			}
+		}
+	}
+	prev, next, edge := 1.1, 3.0, envelopeEdgeS // float64 arithmetic, as in the code
+	want := [][]float64{{1, 0.5}, {1.1, 0.6}, {prev + edge, 0}, {next - edge, 0}, {3, 0.4}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
 	}
 }

@@ -57,6 +57,12 @@ type Caption struct {
 	Text string
 }
 
+// A gap longer than envelopeGapS between envelope points is silence.
+const (
+	envelopeGapS  = 0.5
+	envelopeEdgeS = 0.05
+)
+
 // Timeline is the input of TimelineOptions.
 type Timeline struct {
 	User, Model []Level
@@ -93,9 +99,14 @@ func TimelineOptions(tl Timeline) ([]byte, error) {
 		return charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.XAxisIndex, s.YAxisIndex = int(l), int(l) })
 	}
 	env := func(levels []Level) []opts.LineData {
-		d := make([]opts.LineData, len(levels))
+		d := make([]opts.LineData, 0, len(levels))
 		for i, l := range levels {
-			d[i] = opts.LineData{Value: []float64{l.TS, l.Level}}
+			// Drop to zero across silences so the area does not bridge them.
+			if i > 0 && l.TS-levels[i-1].TS > envelopeGapS {
+				d = append(d, opts.LineData{Value: []float64{levels[i-1].TS + envelopeEdgeS, 0}},
+					opts.LineData{Value: []float64{l.TS - envelopeEdgeS, 0}})
+			}
+			d = append(d, opts.LineData{Value: []float64{l.TS, l.Level}})
 		}
 		return d
 	}

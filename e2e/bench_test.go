@@ -123,9 +123,9 @@ func stampingErrors(b *testing.B, s *stack, id string) []float64 {
 	client := clientIntervals(b, tr)
 	var out []float64
 	for _, r := range tru.Responses {
-		c, ok := client[r.ResponseID]
+		c, ok := client.interval[r.ResponseID]
 		if ok && r.CreatedMs != nil && r.FirstAudioMs != nil {
-			out = append(out, c-(*r.FirstAudioMs-*r.CreatedMs))
+			out = append(out, c.ms-(*r.FirstAudioMs-*r.CreatedMs))
 		}
 	}
 	if len(out) == 0 {

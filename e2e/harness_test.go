@@ -46,13 +46,13 @@ func requireBuild(t testing.TB) {
 
 // stack is the real server (page, archive, simulator) on 127.0.0.1.
 type stack struct {
-	URL   string
+	URL string
 	// FailUploads makes POST /api/reports answer 503 (the pending-upload test).
 	FailUploads atomic.Bool
-	srv   *server.Server
-	sim   *sim.Server
-	store *archive.Memory
-	ts    *httptest.Server
+	srv         *server.Server
+	sim         *sim.Server
+	store       *archive.Memory
+	ts          *httptest.Server
 }
 
 func startStack(t testing.TB) *stack {

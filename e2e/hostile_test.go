@@ -43,7 +43,7 @@ func hostileReport(t *testing.T, p string) []byte {
 		"duplex_request_metrics": []any{obj(map[string]any{
 			"session_id": p, "request_index": 0, "response_id": p, "source": "client_monotonic_receive",
 			"measurement_origin": map[string]any{"ttft": p, "ttfp": p, "tpot": p, "rtf": p, "client_ttft": p, "client_ttfp": p},
-			"ttft_ms": 100.0, "ttfp_ms": 200.0, "audio_generation_ms": 300.0, "audio_duration_ms": 400.0, "rtf": 0.75,
+			"ttft_ms":            100.0, "ttfp_ms": 200.0, "audio_generation_ms": 300.0, "audio_duration_ms": 400.0, "rtf": 0.75,
 			"client_ttft_ms": 100.0, "client_ttfp_ms": 200.0,
 		})},
 		"duplex_session_metrics": []any{obj(map[string]any{

@@ -36,7 +36,7 @@ func TestFailedUploadIsRetried(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the page never said the run was kept: %v", err)
 	}
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]").length`))
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
 	if err != nil || n != 1 {
 		t.Fatalf("pending uploads in localStorage: %d (%v), want 1", n, err)
 	}
@@ -54,7 +54,7 @@ func TestFailedUploadIsRetried(t *testing.T) {
 		t.Fatalf("the kept report never reached the archive: %v", err)
 	}
 	if err := pollUntil(ctx, 30*time.Second, func() (bool, error) {
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]").length`))
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
 		return n == 0, err
 	}); err != nil {
 		t.Errorf("the delivered report is still queued: %v", err)

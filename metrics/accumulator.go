@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -24,6 +25,9 @@ type Counts struct {
 	Accepted   int `json:"accepted"`   // recv JSON objects that reached the metric code
 	Duplicates int `json:"duplicates"` // dropped by server_event_seq de-duplication
 	Ignored    int `json:"ignored"`    // send/local entries and non-object events
+	// Warnings (METRICS.md §13), never part of the vLLM keys:
+	Legacy      int       `json:"legacy"`       // response.audio.delta / response.audio_transcript.delta seen, not counted (P11)
+	SampleRates []float64 `json:"sample_rates"` // distinct sample_rate_hz values in force, in order; > 1 means P8 applies
 }
 
 // Accumulator computes a session's metrics event by event. The zero value
@@ -246,9 +250,15 @@ func (a *Accumulator) Add(ev trace.Event) {
 	rid, hasID := v.identity()
 
 	var r rec
+	if typ == "response.audio.delta" || typ == "response.audio_transcript.delta" {
+		a.counts.Legacy++
+	}
 	if typ == typeAudioDelta {
 		if hz, ok := intLike(o.get("sample_rate_hz")); ok && hz > 0 {
 			a.rate = hz
+			if !slices.Contains(a.counts.SampleRates, hz) {
+				a.counts.SampleRates = append(a.counts.SampleRates, hz)
+			}
 		}
 		p := o.get("delta")
 		if !truthy(p) {

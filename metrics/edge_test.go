@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -326,8 +327,15 @@ func TestResponseTiming(t *testing.T) {
 	if r2 := res.Responses[1]; r2.HasRow || r2.RequestIndex != 1 || r2.FirstAudioMs != nil || r2.TTFTClock != metrics.ClockNone {
 		t.Errorf("r2 timing = %+v", r2)
 	}
-	if res.Counts.Accepted != 5 {
+	if res.Counts.Accepted != 5 || res.Counts.Legacy != 0 || res.Counts.SampleRates != nil {
 		t.Errorf("counts = %+v", res.Counts)
+	}
+	warn := metrics.ScoreSession(trace.Session{Events: []trace.Event{
+		audio(1, "a", `"sample_rate_hz":24000`), audio(2, "b", `"sample_rate_hz":48000`), audio(3, "a", `"sample_rate_hz":24000`),
+		e(4, `{"type":"response.audio.delta","response_id":"a","delta":"AAAA"}`),
+	}})
+	if c := warn.Counts; c.Legacy != 1 || !slices.Equal(c.SampleRates, []float64{24000, 48000}) {
+		t.Errorf("warning counts = %+v", c)
 	}
 }
 

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"slices"
+
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -81,6 +83,7 @@ func ScoreSession(s trace.Session) SessionResult {
 // Snapshot returns the metrics of the events added so far.
 func (a *Accumulator) Snapshot() SessionResult {
 	res := SessionResult{Rows: make([]Row, 0, len(a.listed)), Counts: a.counts}
+	res.Counts.SampleRates = slices.Clone(a.counts.SampleRates)
 	hasSample := a.meta.SampleID != nil
 	sessionID := a.meta.ResolvedSessionID()
 	rate := a.rate

@@ -550,3 +550,44 @@ func TestServerVAD(t *testing.T) {
 		t.Error("incomplete")
 	}
 }
+
+// TestObserverNeverBlocks: an observer stuck on its first event does not hold
+// up the session (receive loop, pacing, completion); it gets every entry in
+// order once it resumes.
+func TestObserverNeverBlocks(t *testing.T) {
+	t.Parallel()
+	c := NewFakeClock()
+	c.AutoAdvance = true
+	srv := newFakeServer(happyScript(1000))
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var got []trace.Event
+	obs := ObserverFuncs{Event: func(ev trace.Event) {
+		<-release
+		mu.Lock()
+		got = append(got, ev)
+		mu.Unlock()
+	}}
+	var s *Session
+	c.Settle = srv.quiesce(&s)
+	s, err := Dial(context.Background(), &Config{URL: "ws://127.0.0.1:1", Clock: c, Dialer: srv.dialer(), Observers: []Observer{obs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stream(context.Background(), make([]byte, 32000)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(release) // only now may the observer proceed
+	res, err := s.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if d := cmp.Diff(res.Trace.Events, got); d != "" {
+		t.Errorf("observer entries differ from the wire log (-log +observer):\n%s", d)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/duplexscope/duplexscope/protocol"
 )
@@ -229,7 +230,10 @@ func sessionUpdate(cfg *Config) *protocol.SessionUpdate {
 		Instructions:         cfg.Instructions,
 		OverlapPolicy:        "listen_only",
 		PlaybackCommitPolicy: "ack_only",
-		IdleTimeoutS:         ptr(cfg.CompletionTimeout.Seconds()),
+		// The server's idle timer must outlast our own completion wait, so a
+		// stuck session ends with our error naming what is missing rather
+		// than a racing session.expired.
+		IdleTimeoutS: ptr((cfg.CompletionTimeout + cfg.Settle + 30*time.Second).Seconds()),
 		ExtraBody: &protocol.ExtraBody{
 			AutoResponse:       &auto,
 			ForceListenCount:   ptr(0),

@@ -13,6 +13,9 @@ import (
 // MiniCPM-o-like 1000 ms audio delta (~64 KB frame): the work between
 // reading the emit time and handing the frame to the websocket write,
 // after the writer's prepare step. Truth times are early by about this much.
+// Regression (session engineer, 15:47): stamps of 64 KB deltas were 5–10 ms
+// early because PCM synthesis and base64 ran after the stamp; they now run
+// in prepare, before it.
 func BenchmarkEmitAudioDelta(b *testing.B) {
 	b.StopTimer()
 	for range b.N {

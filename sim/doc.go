@@ -23,7 +23,9 @@
 // Per-session websocket query parameters win over the flags: model,
 // sim_profile, sim_fault (comma list; empty = none), sim_event_names
 // (current|legacy), sim_seed, sim_rtf, sim_behavior (comma list),
-// sim_ttfp_ms and sim_response_ms (fixed overrides). A bad value answers
+// sim_ttfp_ms and sim_response_ms (fixed overrides), sim_turns_ms (a fixed
+// turn schedule, comma-separated input-clock ms, e.g. a dataset sample's
+// labelled turn ends). A bad value answers
 // the upgrade with HTTP 400 naming the parameter.
 //
 // # Session behaviour

@@ -94,7 +94,6 @@ type response struct {
 	ttftMs     *float64
 	ttfpMs     *float64
 	tpotMs     *float64
-	tr         *TruthResponse
 }
 
 type sessState int
@@ -362,7 +361,7 @@ func (e *engine) errorFrame(now time.Duration, code, msg, clientEventID string) 
 	return e.emit(now, ev, "")
 }
 
-// sendNow schedules a frame built at emit time, ahead of nothing later.
+// sendNow schedules a frame due now, built at its emit time.
 func (e *engine) sendNow(now time.Duration, build func(now time.Duration) []byte) {
 	e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) { return build(t), actNone })
 }

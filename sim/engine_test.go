@@ -417,6 +417,8 @@ func TestInputErrors(t *testing.T) {
 		{"empty commit", `{"type":"input_audio_buffer.commit","event_id":"evt_8","final":true}`, protocol.CodeInputAudioBufferEmpty, "evt_8"},
 		{"ack unknown", `{"type":"playback.ack","event_id":"evt_9","response_id":"nope","played_ms":0,"committed_ms":0}`, protocol.CodePlaybackItemNotFound, "evt_9"},
 		{"cancel idle", `{"type":"response.cancel","event_id":"evt_10"}`, protocol.CodeResponseNotActive, "evt_10"},
+		{"deep nesting", `{"type":"playback.ack","event_id":"evt_11","x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, protocol.CodeInvalidJSON, ""}, // unparsable: no event_id to echo
+		{"NaN", `{"type":"playback.ack","event_id":"evt_12","response_id":"r","played_ms":NaN}`, protocol.CodeInvalidJSON, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,12 +12,12 @@ import (
 )
 
 // TestMain fails the package when goroutines outlive the tests (waiting
-// up to 5 s for closing connections to wind down).
+// up to 10 s for closing connections to wind down).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
 		var leaked []string
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			if leaked = leakedGoroutines(); len(leaked) == 0 || time.Now().After(deadline) {
 				break
 			}

@@ -153,6 +153,16 @@ func (o *Options) resolve(base Scenario, q url.Values) (*sessionConfig, error) {
 		}
 		cfg.sc.ResponseMs = Fixed(ms)
 	}
+	if v := q.Get("sim_turns_ms"); v != "" {
+		cfg.sc.TurnsMs = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("sim: sim_turns_ms %q: want comma-separated input-clock ms", v)
+			}
+			cfg.sc.TurnsMs = append(cfg.sc.TurnsMs, n)
+		}
+	}
 	applyBehaviors(&cfg.sc, cfg.behaviors)
 	return cfg, nil
 }

@@ -310,6 +310,15 @@ func (ss *session) write(ctx context.Context) string {
 			}
 			continue
 		}
+		if hasNext { // prepare the next frame while waiting for it, so it leaves on time
+			ss.mu.Lock()
+			head := ss.eng.dueItem(next)
+			ss.mu.Unlock()
+			if head != nil && head.prepare != nil && !head.prepared {
+				head.runPrepare()
+				continue
+			}
+		}
 		var timer <-chan struct{}
 		stop := func() {}
 		if hasNext {

@@ -201,3 +201,14 @@ func TestPythonJSON(t *testing.T) {
 		t.Fatalf("Decode with NaN: %v", err)
 	}
 }
+
+func TestSessionMarshalEmptyEvents(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(trace.Session{Kind: trace.KindSession})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"kind":"session","session":{},"events":[]}`; string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+}

@@ -285,3 +285,14 @@ type Document struct {
 func isNull(raw json.RawMessage) bool {
 	return string(bytes.TrimSpace(raw)) == "null"
 }
+
+// MarshalJSON writes the session in the vectors' layout; nil Events are
+// written as [] (a reader of the format expects a list).
+func (s Session) MarshalJSON() ([]byte, error) {
+	type plain Session // no methods: avoids recursion
+	p := plain(s)
+	if p.Events == nil {
+		p.Events = []Event{}
+	}
+	return json.Marshal(p)
+}

@@ -541,7 +541,7 @@ feed:
 	if err := writeFileAtomic(filepath.Join(o.Out, fileMetrics), dm.File()); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	rep, err := buildRunReport(o, dm, samples, started)
+	rep, err := buildRunReport(o, dm, samples, sum.Failed, started)
 	if err != nil {
 		return nil, err
 	}
@@ -578,7 +578,11 @@ feed:
 
 // buildRunReport assembles report.json from the merged metrics and every
 // wire log in OUT/traces that belongs to this run's samples.
-func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, started time.Time) (*report.Report, error) {
+func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, failed []runFailure, started time.Time) (*report.Report, error) {
+	failedBy := map[string]string{}
+	for _, f := range failed {
+		failedBy[f.Split+"\x00"+f.SampleID] = f.Error
+	}
 	mb, err := dm.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("run: metrics: %w", err)
@@ -607,7 +611,12 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 		name := traceName(s.Split, s.SampleID)
 		t, err := readTrace(filepath.Join(o.Out, dirTraces, name))
 		if err != nil {
-			continue // never produced a wire log (handshake failure)
+			// No wire log: the session never opened (handshake failure,
+			// unreadable media). A failure of this run stays in the report.
+			if msg, ok := failedBy[s.Split+"\x00"+s.SampleID]; ok {
+				rep.Sessions = append(rep.Sessions, report.SessionExtra{SampleID: s.SampleID, Split: s.Split, Complete: false, Error: msg})
+			}
+			continue
 		}
 		var ex session.Extra
 		_ = json.Unmarshal(t.Session.Extra, &ex)

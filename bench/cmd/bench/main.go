@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,12 +39,36 @@ func main() {
 	quick := flag.Bool("quick", false, "smoke run: seconds instead of minutes")
 	only := flag.String("only", "", "comma list of groups to run (speed,browser,fidelity,pacing,capacity); default all")
 	chromium := flag.String("chromium", "/usr/bin/chromium", "headless chromium binary")
-	budget := flag.Duration("budget", 28*time.Minute, "capacity steps stop starting when the run has used this much")
+	budget := flag.Duration("budget", 22*time.Minute, "capacity steps stop starting when the run has used this much")
+	pacing := flag.Duration("pacing", 0, "override: native pacing run length (full: 10m)")
+	browserSession := flag.Duration("browser-session", 0, "override: browser session length, transport=browser (full: 2m)")
+	capStep := flag.Duration("capacity-step", 0, "override: input per session per capacity step (full: 20s)")
+	capSteps := flag.String("capacity-steps", "", "override: comma list of capacity steps (full: 16,32,64,128,256,512,1024)")
 	flag.Parse()
 
 	cfg := bench.FullConfig()
 	if *quick {
 		cfg = bench.QuickConfig()
+	}
+	if *pacing > 0 {
+		cfg.PacingNative = *pacing
+	}
+	if *browserSession > 0 {
+		cfg.PacingBrowser = *browserSession
+	}
+	if *capStep > 0 {
+		cfg.CapacityStep = *capStep
+	}
+	if *capSteps != "" {
+		cfg.CapacitySteps = nil
+		for _, f := range strings.Split(*capSteps, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				fmt.Fprintf(os.Stderr, "Error: -capacity-steps %q: want positive integers\n", *capSteps)
+				os.Exit(2)
+			}
+			cfg.CapacitySteps = append(cfg.CapacitySteps, n)
+		}
 	}
 	cfg.Chromium = *chromium
 	cfg.Log = os.Stderr
@@ -68,9 +93,9 @@ func main() {
 	}{
 		{"fidelity", bench.FidelityGroup},
 		{"browser", bench.BrowserGroup},
-		{"pacing", bench.PacingGroup},
-		{"capacity", bench.CapacityGroup},
 		{"speed", bench.SpeedGroup},
+		{"pacing", bench.PacingGroup},
+		{"capacity", bench.CapacityGroup}, // last: its steps stop at -budget
 	}
 	failed := 0
 	for _, g := range groups {

@@ -1,7 +1,0 @@
-//go:build !js
-
-package bench
-
-import "context"
-
-func SpeedGroup(ctx context.Context, c *Config, sh *Shared) *Section { return &Section{Title: "speed"} }

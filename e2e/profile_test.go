@@ -1,0 +1,72 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestPersonaPlexProfile runs the 80 ms PersonaPlex-like profile, which
+// truncates the model on barge-in (output_audio_buffer.cleared): the page
+// must drop the cleared audio, mark the response truncated, and still save
+// a report whose numbers match truth and replay.
+func TestPersonaPlexProfile(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancelT()
+	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}, "profile": {"personaplex"}, "frame_ms": {"80"}, "model": {"personaplex"}}
+	run := runPage(t, s, ctx, q, 3*time.Minute)
+	checkReport(t, s, run)
+	var rep struct {
+		Run struct {
+			FrameMs int    `json:"frame_ms"`
+			Profile string `json:"profile"`
+		} `json:"run"`
+		Responses []struct {
+			ResponseID string `json:"response_id"`
+			Truncated  bool   `json:"truncated"`
+		} `json:"responses"`
+	}
+	b := s.getJSON(t, "/api/reports/"+run.ReportID, nil)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Run.FrameMs != 80 || rep.Run.Profile != "personaplex" {
+		t.Errorf("report run: frame_ms %d profile %q, want 80 / personaplex", rep.Run.FrameMs, rep.Run.Profile)
+	}
+	var tru struct {
+		Responses []struct {
+			ResponseID string `json:"response_id"`
+			Status     string `json:"status"`
+		} `json:"responses"`
+	}
+	var sess struct {
+		Sessions []struct {
+			SessionID string `json:"session_id"`
+		} `json:"sessions"`
+	}
+	_ = json.Unmarshal(b, &sess)
+	s.getJSON(t, "/sim/sessions/"+url.PathEscape(sess.Sessions[0].SessionID)+"/truth", &tru)
+	truncated := map[string]bool{}
+	for _, r := range rep.Responses {
+		truncated[r.ResponseID] = r.Truncated
+	}
+	n := 0
+	for _, r := range tru.Responses {
+		if r.Status == "cancelled" {
+			n++
+			if !truncated[r.ResponseID] {
+				t.Errorf("response %s was cut off by the simulator (barge-in) but the report does not mark it truncated", r.ResponseID)
+			}
+		}
+	}
+	t.Logf("%d of %d responses were cut off by barge-in", n, len(tru.Responses))
+}
