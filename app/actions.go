@@ -14,6 +14,7 @@ const (
 	actionStop         = "/session/stop"   //
 	actionPlayMoment   = "/timeline/play"  // value: moment
 	actionRetryPending = "/uploads/retry"  //
+	actionProbe        = "/probe/inject"   // barge-in probe now
 	stateLive          = "live"            // liveSnapshot
 	statePending       = "pending-uploads" // string (human sentence)
 )
@@ -82,4 +83,13 @@ func handleRetryPending(ctx app.Context, a app.Action) {
 		}
 		ctx.Dispatch(func(ctx app.Context) { ctx.SetState(statePending, msg) })
 	})
+}
+
+func handleProbe(ctx app.Context, a app.Action) {
+	currentMu.Lock()
+	r := currentRun
+	currentMu.Unlock()
+	if r != nil {
+		ctx.Async(func() { r.injectProbe("interruption") })
+	}
 }

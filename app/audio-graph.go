@@ -51,6 +51,8 @@ type audioOptions struct {
 	OnFrame    func(inputFrame)
 	OnClipEnd  func()
 	OnPlayback func(playbackMsg)
+	// OnProbeOnset gets the frame (seq) carrying a probe's first sample.
+	OnProbeOnset func(id string, seq, sample int)
 }
 
 // newAudioGraph builds both contexts and worklets. It blocks on promises, so
@@ -106,6 +108,10 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 		case "clip-end":
 			if o.OnClipEnd != nil {
 				o.OnClipEnd()
+			}
+		case "probe-onset":
+			if o.OnProbeOnset != nil {
+				o.OnProbeOnset(d.Get("id").String(), d.Get("seq").Int(), d.Get("sample").Int())
 			}
 		}
 		return nil
@@ -178,6 +184,13 @@ func (g *audioGraph) setClip(pcm []byte, audible bool) {
 	n := len(pcm) / 2
 	i16 := app.Window().Get("Int16Array").New(bytesToJS(pcm[:n*2]).Get("buffer"))
 	g.inNode.Get("port").Call("postMessage", jsObject(map[string]any{"type": "clip", "pcm": i16, "audible": audible}))
+}
+
+// inject mixes a 16 kHz PCM16 probe clip into the outgoing input.
+func (g *audioGraph) inject(id string, pcm []byte) {
+	n := len(pcm) / 2
+	i16 := app.Window().Get("Int16Array").New(bytesToJS(pcm[:n*2]).Get("buffer"))
+	g.inNode.Get("port").Call("postMessage", jsObject(map[string]any{"type": "inject", "pcm": i16, "id": id}))
 }
 
 // setAudible switches local monitoring of the clip.

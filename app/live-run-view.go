@@ -66,6 +66,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		rows = rows[len(rows)-1000:]
 	}
 	in.Log = append([]logRow(nil), rows...)
+	in.Probes = r.probeViewsLocked()
 	snap := buildView(in)
 	if r.final == nil && in.Reuse == nil {
 		r.cache = &viewCache{snap: snap}

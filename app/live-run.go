@@ -43,6 +43,7 @@ type respState struct {
 	Truncated     bool
 	Done          bool
 	AudioDone     bool
+	Drained       bool
 	Transcript    strings.Builder
 	Audio         []timedPCM // as received, at 24 kHz
 }
@@ -108,6 +109,10 @@ type liveRun struct {
 	cacheResp      int
 	cachePlayed    int
 	visibilityFunc app.Func
+	probes         []*probe
+	probePCM       []byte
+	probeOffsets   []float64
+	notes          []map[string]any // wire-log annotations to add (off the lock)
 }
 
 // newLiveRun prepares a run; start begins it.
@@ -116,7 +121,7 @@ func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 	return &liveRun{
 		settings: s, ctx: ctx, cancel: cancel, publish: publish,
 		frames: make(chan inputFrame, 512), stopped: make(chan struct{}), acks: make(chan ackReq, 256),
-		phase: phaseIdle, resp: map[string]*respState{},
+		phase: phaseIdle, resp: map[string]*respState{}, probeOffsets: append([]float64(nil), s.ProbeS...),
 	}
 }
 
@@ -141,7 +146,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	mic := clip == nil
 	g, err := newAudioGraph(audioOptions{
 		Mic: mic, FrameMs: r.settings.FrameMs,
-		OnFrame: r.onFrame, OnClipEnd: r.onClipEnd, OnPlayback: r.onPlayback,
+		OnFrame: r.onFrame, OnClipEnd: r.onClipEnd, OnPlayback: r.onPlayback, OnProbeOnset: r.onProbeOnset,
 	})
 	if err != nil {
 		r.fail(err)
@@ -218,7 +223,16 @@ func (r *liveRun) sendLoop() {
 }
 
 func (r *liveRun) afterSend(f inputFrame) {
+	sentAt := perfNow()
 	r.mu.Lock()
+	r.probeSentLocked(f.Seq, sentAt)
+	var due bool
+	if len(r.probeOffsets) > 0 && r.sentMs >= r.probeOffsets[0]*1000 {
+		r.probeOffsets, due = r.probeOffsets[1:], true
+	}
+	notes := r.notes
+	r.notes = nil
+	s := r.sess
 	ms := float64(len(f.PCM)) * 1000 / 32000
 	r.framesSent++
 	r.sentMs += ms
@@ -229,6 +243,12 @@ func (r *liveRun) afterSend(f inputFrame) {
 	dur := r.settings.DurationS
 	clipDone := r.clipEnded && sent-r.clipEndSentMs >= clipTailMs
 	r.mu.Unlock()
+	for _, n := range notes {
+		_ = s.Note(n)
+	}
+	if due {
+		go r.injectProbe("interruption")
+	}
 	if (dur > 0 && sent >= dur*1000) || (dur <= 0 && clipDone) {
 		r.stop()
 	}
@@ -435,6 +455,7 @@ func (r *liveRun) onEvent(ev trace.Event) {
 			r.resp[id] = &respState{ID: id, CreatedMs: ev.TMs}
 			r.order = append(r.order, id)
 			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkCreated, ResponseID: id})
+			r.probeCreatedLocked(ev.TMs)
 		}
 	case "response.output_audio.delta", "response.audio.delta":
 		if in.Type == "response.audio.delta" {
@@ -564,6 +585,11 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 			}
 			if m.Type == "cleared" {
 				note = map[string]any{"type": "duplexscope.playback", "event": "cleared", "response_id": m.ID, "played_ms": ms, "dropped_ms": m.Dropped * 1000 / 24000}
+				r.probeStoppedLocked(m.ID, m.PerfMs, ms)
+			}
+			if m.Type == "drained" {
+				rs.Drained = true
+				r.probeDrainedLocked(m.ID)
 			}
 		}
 	case "underrun":

@@ -38,6 +38,7 @@ func (v *liveView) Render() app.UI {
 			app.Div().Class("ds-panel").Body(c(chart.RTF)),
 			app.Div().Class("ds-panel").Body(c(chart.TPOT)),
 		),
+		&probePanel{Probes: s.Probes, Streaming: s.Phase == phaseStreaming},
 		app.Section().Class("ds-panel").Body(
 			&echart{ID: "chart-waterfall", Class: "ds-tall", Option: s.Waterfall.Option, Points: s.Waterfall.Points},
 			app.P().Class("ds-hint").Text(fmt.Sprintf("Server-clock and client-clock bars are separate: the two clocks are never added together. Heard latency (playback clock) is not part of vLLM's TTFP.")),

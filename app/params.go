@@ -31,6 +31,9 @@ type Settings struct {
 	// "coder" (coder/websocket, stamped when Read returns) — for the
 	// stamping benchmark.
 	Transport string
+	// ProbeS are barge-in probe offsets: seconds of sent input after which
+	// the interruption clip is mixed in (probe_s=4,12).
+	ProbeS []float64
 
 	// DroppedPCM is a WAV the user dropped on the page, as 16 kHz PCM16
 	// (DroppedName its file name); it replaces the mic when set.
@@ -107,6 +110,13 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 	if v := q.Get("view"); v != "" {
 		s.View = v
 	}
+	if v := q.Get("probe_s"); v != "" {
+		if p, err := parseProbeOffsets(v); err != nil {
+			errs = append(errs, err)
+		} else {
+			s.ProbeS = p
+		}
+	}
 	if v := q.Get("transport"); v != "" {
 		if v == "browser" || v == "coder" {
 			s.Transport = v
@@ -139,6 +149,13 @@ func (s Settings) Query() url.Values {
 	}
 	if s.Transport != "" {
 		q.Set("transport", s.Transport)
+	}
+	if len(s.ProbeS) > 0 {
+		var parts []string
+		for _, p := range s.ProbeS {
+			parts = append(parts, strconv.FormatFloat(p, 'f', -1, 64))
+		}
+		q.Set("probe_s", strings.Join(parts, ","))
 	}
 	return q
 }

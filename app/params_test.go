@@ -50,7 +50,8 @@ func TestDefaultSettingsSecure(t *testing.T) {
 
 func TestSettingsQueryRoundTrip(t *testing.T) {
 	t.Parallel()
-	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "p", Proxy: true, DurationS: 3, View: "live"}
+	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "p", Proxy: true, DurationS: 3, View: "live",
+		Transport: "coder", ProbeS: []float64{4, 12.5}}
 	got, errs := ParseSettings(s.Query(), DefaultSettings("x", false))
 	if len(errs) != 0 {
 		t.Fatal(errs)
@@ -85,5 +86,28 @@ func TestDialURL(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseProbeOffsets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    []float64
+		wantErr bool
+	}{
+		{"4", []float64{4}, false},
+		{"1.5, 8,", []float64{1.5, 8}, false},
+		{"x", nil, true},
+		{"-1", nil, true},
+	}
+	for _, tc := range tests {
+		got, err := parseProbeOffsets(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%q: err %v", tc.in, err)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q (-want +got)\n%s", tc.in, diff)
+		}
 	}
 }

@@ -17,6 +17,7 @@ func Routes() {
 		app.Handle(actionStop, handleStop)
 		app.Handle(actionPlayMoment, handlePlayMoment)
 		app.Handle(actionRetryPending, handleRetryPending)
+		app.Handle(actionProbe, handleProbe)
 	})
 }
 

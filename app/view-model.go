@@ -24,6 +24,7 @@ type liveSnapshot struct {
 	Plain                plainView
 	Share                shareInfo
 	Responses            int
+	Probes               []probeView
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
@@ -72,6 +73,7 @@ type viewInput struct {
 	Warn                 warnInput
 	Log                  []logRow
 	Share                shareInfo
+	Probes               []probeView
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
@@ -108,7 +110,7 @@ func buildView(in viewInput) *liveSnapshot {
 	s := &liveSnapshot{
 		Phase: in.Phase, Status: in.Status, Error: in.Error, SessionID: in.SessionID, Final: in.Final,
 		Charts: map[chart.Metric]chartData{}, Pacing: in.Pacing, InLevel: in.InLevel, OutLevel: in.OutLevel,
-		Log: in.Log, Share: in.Share, SentS: in.SentS, InputRate: in.InputRate, OutputRate: in.OutputRate,
+		Log: in.Log, Share: in.Share, SentS: in.SentS, Probes: in.Probes, InputRate: in.InputRate, OutputRate: in.OutputRate,
 	}
 	pts := map[chart.Metric][]chart.Point{}
 	var steps []chart.Step

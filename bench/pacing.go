@@ -103,7 +103,7 @@ func PacingGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	row := func(name string, x Dist, dr float64) []string {
 		return []string{name, fmt.Sprint(x.N), fmtMs(x.P50), fmtMs(x.P99), fmtMs(x.Max), fmtMs(dr), fmtX(Ratio(x.P99, bd.P99))}
 	}
-	sec.table([]string{"pacer", "frames", "|lag| p50 ms", "|lag| p99 ms (jitter)", "|lag| max ms", "drift ms", "jitter ÷ Ticker jitter"}, [][]string{
+	sec.table([]string{"pacer", "frames", "\\|lag\\| p50 ms", "\\|lag\\| p99 ms (jitter)", "\\|lag\\| max ms", "drift ms", "jitter ÷ Ticker jitter"}, [][]string{
 		row("session (absolute schedule)", sd, drift),
 		row("baseline: time.Ticker (bare client)", bd, bdrift),
 		row("baseline: time.Sleep(frame) loop", ld, ldrift),

@@ -171,8 +171,8 @@ func (d *Doc) WriteFile(path string) error {
 
 const reproduce = "## How to reproduce\n\n" +
 	"```sh\n" +
-	"make bench                      # = make wasm, then scripts/bench.sh → go run ./bench/cmd/bench -out BENCHMARKS.md (≈ 25 min)\n" +
-	"go run ./bench/cmd/bench -quick -out /tmp/BENCHMARKS.quick.md   # smoke run (about a minute), what make test runs\n" +
+	"make bench                      # = make wasm, then scripts/bench.sh → go run ./bench/cmd/bench -out BENCHMARKS.md (≈ 24 min + make wasm)\n" +
+	"go run ./bench/cmd/bench -quick -out /tmp/BENCHMARKS.quick.md   # smoke run (a few minutes), what make test runs\n" +
 	"go run ./bench/cmd/bench -only fidelity,pacing -out /tmp/b.md   # some groups only (fidelity, pacing, capacity, browser, speed)\n" +
 	"go test ./bench/                # the harness's own unit tests (percentile, drift)\n" +
 	"```\n\n" +

@@ -26,9 +26,10 @@ const (
 	MarkPlaybackStart = "playback start"
 	MarkCleared       = "buffer cleared"
 	MarkDone          = "response.done"
+	MarkProbe         = "probe onset"
 )
 
-var markerKinds = []string{MarkCreated, MarkFirstText, MarkFirstAudio, MarkPlaybackStart, MarkCleared, MarkDone}
+var markerKinds = []string{MarkCreated, MarkFirstText, MarkFirstAudio, MarkPlaybackStart, MarkCleared, MarkDone, MarkProbe}
 
 var markerStyle = map[string]struct {
 	symbol, color string
@@ -40,6 +41,7 @@ var markerStyle = map[string]struct {
 	MarkPlaybackStart: {"rect", "#81c784", 0.7},
 	MarkCleared:       {"pin", "#e53935", 0.95},
 	MarkDone:          {"emptyCircle", "#8fa6b8", 0.6},
+	MarkProbe:         {"arrow", "#f06292", 1.05},
 }
 
 // Marker is an event on the timeline (client receive clock, or playback

@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestPersonaPlexProfile runs the 80 ms PersonaPlex-like profile, which
@@ -22,7 +25,7 @@ func TestPersonaPlexProfile(t *testing.T) {
 	defer cancel()
 	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancelT()
-	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}, "profile": {"personaplex"}, "frame_ms": {"80"}, "model": {"personaplex"}}
+	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}, "profile": {"personaplex"}, "frame_ms": {"80"}, "model": {"personaplex"}, "probe_s": {"5,11,17"}}
 	run := runPage(t, s, ctx, q, 3*time.Minute)
 	checkReport(t, s, run)
 	var rep struct {
@@ -69,4 +72,23 @@ func TestPersonaPlexProfile(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d responses were cut off by barge-in", n, len(tru.Responses))
+
+	// Issue 11 probes: each probe_s offset mixed the interruption clip in;
+	// the wire log records its onset (client send clock) and, when the
+	// model was talking, whether its playback stopped.
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#probes tr[data-outcome]')).map(function(r){return r.innerText})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Errorf("probe table has %d rows, want 3: %q", len(rows), rows)
+	}
+	t.Logf("probes: %q", rows)
+	var full archived
+	_ = json.Unmarshal(b, &full)
+	wl := s.getJSON(t, "/api/reports/"+run.ReportID+"/attachments/"+full.Sessions[0].WireLog, nil)
+	onsets := strings.Count(string(wl), `"event":"onset"`)
+	if onsets != 3 {
+		t.Errorf("wire log has %d probe onset notes, want 3", onsets)
+	}
 }

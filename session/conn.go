@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,7 @@ const maxMessage = 64 << 20
 type coderConn struct {
 	c     *websocket.Conn
 	clock Clock
+	buf   bytes.Buffer // read buffer, reused (Read is not called concurrently)
 }
 
 func dialCoder(ctx context.Context, url string, clock Clock) (Conn, error) {
@@ -60,13 +62,19 @@ func (c *coderConn) Write(ctx context.Context, data []byte) error {
 	return c.c.Write(ctx, websocket.MessageText, data)
 }
 
+// Read reads one message into a reused buffer (no regrowth per audio
+// delta), stamps it as soon as its last byte is in, then copies it out.
 func (c *coderConn) Read(ctx context.Context) (Message, error) {
-	typ, data, err := c.c.Read(ctx)
-	at := c.clock.Now()
+	typ, r, err := c.c.Reader(ctx)
 	if err != nil {
 		return Message{}, err
 	}
-	return Message{Data: data, At: at, Binary: typ == websocket.MessageBinary}, nil
+	c.buf.Reset()
+	if _, err := c.buf.ReadFrom(r); err != nil {
+		return Message{}, err
+	}
+	at := c.clock.Now()
+	return Message{Data: bytes.Clone(c.buf.Bytes()), At: at, Binary: typ == websocket.MessageBinary}, nil
 }
 
 func (c *coderConn) Close(code int, reason string) error {

@@ -176,7 +176,7 @@ func TestSimConcurrent(t *testing.T) {
 	if testing.Short() && n > 4 {
 		n = 4
 	}
-	fid := measureFidelity(t, n)
+	fid := measureFidelity(t, n, true)
 	t.Logf("worst process stall during the sessions: %v", fid.stall)
 	t.Logf("%d sessions, %d responses; created→first audio error p50 %.3f p99 %.3f ms; first→last audio error p50 %.3f p99 %.3f ms; pacing lag p50 %.3f p99 %.3f max %.3f ms",
 		n, fid.responses, pct(fid.createdAudio, 0.5), pct(fid.createdAudio, 0.99), pct(fid.audioSpan, 0.5), pct(fid.audioSpan, 0.99), fid.pacing.P50Ms, fid.pacing.P99Ms, fid.pacing.MaxMs)
@@ -196,7 +196,7 @@ func BenchmarkTimingFidelity(b *testing.B) {
 			var lags []float64
 			var worstStall time.Duration
 			for range b.N {
-				f := measureFidelity(b, n)
+				f := measureFidelity(b, n, false)
 				all = append(append(all, f.createdAudio...), f.audioSpan...)
 				lags = append(lags, f.pacing.P99Ms)
 				worstStall = max(worstStall, f.stall)
@@ -220,9 +220,10 @@ type fidelity struct {
 }
 
 // measureFidelity runs n concurrent sessions of the builtin clips against a
-// fresh simulator and checks each response against its truth (see the bounds
-// above); it returns the errors measured.
-func measureFidelity(t testing.TB, n int) fidelity {
+// fresh simulator and checks each response against its truth: server values
+// exactly, and with strict the client intervals within the bounds above (the
+// benchmark only measures them); it returns the errors measured.
+func measureFidelity(t testing.TB, n int, strict bool) fidelity {
 	ts := startSim(t)
 	samples, err := dataset.Load(dataset.BuiltinName, nil)
 	if err != nil {
@@ -288,7 +289,7 @@ func measureFidelity(t testing.TB, n int) fidelity {
 			errsCreatedAudio = append(errsCreatedAudio, e1)
 			errsAudioSpan = append(errsAudioSpan, e2)
 			for _, e := range []float64{e1, e2} {
-				if math.Abs(e) > bound {
+				if strict && math.Abs(e) > bound {
 					t.Errorf("session %d response %s: client − truth interval error %.3f ms, bound %.3f ms (%v + 2 × worst stall %v)", i, tr.ResponseID, e, bound, clientTruthBound, stall)
 				}
 			}
@@ -334,7 +335,7 @@ func measureFidelity(t testing.TB, n int) fidelity {
 		}
 	}
 	for name, errs := range map[string][]float64{"created→first audio": errsCreatedAudio, "first→last audio": errsAudioSpan} {
-		if p, b := pct(errs, 0.5), durMsT(clientTruthMedianBound+stall); !(p <= b) {
+		if p, b := pct(errs, 0.5), durMsT(clientTruthMedianBound+stall); strict && !(p <= b) {
 			t.Errorf("%s: median |client − truth| %.3f ms, bound %.3f ms (%v + the worst stall %v)", name, p, b, clientTruthMedianBound, stall)
 		}
 	}

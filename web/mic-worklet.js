@@ -13,7 +13,11 @@
 //            the worklet streams it at 16 kHz per second of audio clock and,
 //            if audible, plays it on output 0. When it runs out it posts
 //            {type:"clip-end", seq} once and continues with silence.
-// Messages in: {type:"stop"} flushes a final partial frame ({final:true}).
+// Messages in: {type:"stop"} flushes a final partial frame ({final:true});
+// {type:"inject", pcm: Int16Array at 16 kHz, id} mixes a probe clip (barge-in,
+// backchannel…) into the outgoing stream from the next sample on and posts
+// {type:"probe-onset", id, seq, sample} naming the frame and the sample index
+// within it where the probe starts.
 const OUT_RATE = 16000;
 
 class InputProcessor extends AudioWorkletProcessor {
@@ -42,6 +46,9 @@ class InputProcessor extends AudioWorkletProcessor {
     this.clipFrac = 0;
     this.audible = false;
     this.clipEnded = false;
+    this.inj = null;
+    this.injPos = 0;
+    this.injID = "";
     this.port.onmessage = (e) => this.onMessage(e.data);
   }
 
@@ -52,6 +59,10 @@ class InputProcessor extends AudioWorkletProcessor {
       this.clipPos = 0;
       this.clipEnded = false;
       this.audible = !!m.audible;
+    } else if (m.type === "inject") {
+      this.inj = m.pcm;
+      this.injPos = 0;
+      this.injID = m.id || "";
     } else if (m.type === "audible") {
       this.audible = !!m.audible;
     } else if (m.type === "stop") {
@@ -105,6 +116,11 @@ class InputProcessor extends AudioWorkletProcessor {
   }
 
   emit(v) {
+    if (this.inj) {
+      if (this.injPos === 0) this.port.postMessage({ type: "probe-onset", id: this.injID, seq: this.seq, sample: this.fill });
+      v += this.inj[this.injPos++] / 32768;
+      if (this.injPos >= this.inj.length) this.inj = null;
+    }
     const s = v < -1 ? -1 : v > 1 ? 1 : v;
     const i = s < 0 ? Math.round(s * 32768) : Math.round(s * 32767);
     this.frame[this.fill++] = i;

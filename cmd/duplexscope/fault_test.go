@@ -24,6 +24,7 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -178,6 +179,31 @@ func (fr *faultRun) receivedAudioMs(t *testing.T, id string) float64 {
 	return audio.BytesToMs(n, audio.OutputRate)
 }
 
+// audioTimes lists the instants of response id's audio deltas: client
+// receive times from the wire log, or the simulator's emit times.
+func (fr *faultRun) audioTimes(id string, client bool) []float64 {
+	var out []float64
+	if !client {
+		for _, ev := range fr.truth.Events {
+			if ev.ResponseID == id && !ev.Replay && (ev.Type == "response.output_audio.delta" || ev.Type == "response.audio.delta") {
+				out = append(out, ev.TMs)
+			}
+		}
+		return out
+	}
+	for _, ev := range fr.trace.Events {
+		var e struct {
+			Type       string `json:"type"`
+			ResponseID string `json:"response_id"`
+		}
+		if ev.Dir == trace.DirRecv && json.Unmarshal(ev.Event, &e) == nil && e.ResponseID == id &&
+			(e.Type == "response.output_audio.delta" || e.Type == "response.audio.delta") {
+			out = append(out, ev.TMs)
+		}
+	}
+	return out
+}
+
 // truthOf returns the simulator's truth for response id.
 func (fr *faultRun) truthOf(t *testing.T, id string) sim.TruthResponse {
 	t.Helper()
@@ -268,19 +294,48 @@ var faultCases = []faultCase{
 		}
 	}},
 	{fault: "dropped_done", fails: true, msg: []string{"fault/tone", "without response.done"}, args: []string{"--timeout", "3s"}, rows: true},
-	{fault: "malformed_json", rows: true},
-	{fault: "delayed_burst", rows: true, check: func(t *testing.T, fr *faultRun) {
-		for _, r := range fr.rows() {
-			tr := fr.truthOf(t, deref(r.ResponseID))
-			if r.TTFPMs == nil || tr.TTFPMs == nil || *r.TTFPMs != *tr.TTFPMs {
-				t.Errorf("response %s: ttfp %v, truth %v: server TTFP must be unchanged", deref(r.ResponseID), r.TTFPMs, tr.TTFPMs)
+	{fault: "malformed_json", rows: true, check: func(t *testing.T, fr *faultRun) {
+		// The bad frame is kept in the wire log (as a JSON string) and noted.
+		var ex session.Extra
+		_ = json.Unmarshal(fr.trace.Session.Extra, &ex)
+		if !slices.ContainsFunc(ex.Warnings, func(w string) bool { return strings.Contains(w, "not valid JSON") }) {
+			t.Errorf("wire log warnings %q lack the invalid frame", ex.Warnings)
+		}
+		strs := 0
+		for _, ev := range fr.trace.Events {
+			if ev.Dir == trace.DirRecv && len(ev.Event) > 0 && ev.Event[0] == '"' {
+				strs++
 			}
-			if r.RTF == nil || tr.RTF == nil || !(*r.RTF > *tr.RTF) {
-				t.Errorf("response %s: client RTF %v, server %v: want the burst to raise the client RTF", deref(r.ResponseID), r.RTF, tr.RTF)
+		}
+		if strs != 1 {
+			t.Errorf("%d received frames kept as JSON strings, want the 1 malformed frame", strs)
+		}
+	}},
+	{fault: "delayed_burst", rows: true, check: func(t *testing.T, fr *faultRun) {
+		// Audio after the first packet comes in one burst with the last one
+		// (sim schedules it at the last packet's time, so RTF, which ends at
+		// the last packet, is unchanged; TTFP is unchanged). The client sees
+		// the burst: its receive span of packets 2…N matches the server's.
+		audioMatchesTruth(t, fr)
+		for _, r := range fr.rows() {
+			id := deref(r.ResponseID)
+			tr := fr.truthOf(t, id)
+			if r.TTFPMs == nil || tr.TTFPMs == nil || *r.TTFPMs != *tr.TTFPMs {
+				t.Errorf("response %s: ttfp %v, truth %v: server TTFP must be unchanged", id, r.TTFPMs, tr.TTFPMs)
+			}
+			client, server := fr.audioTimes(id, true), fr.audioTimes(id, false)
+			if len(client) < 3 || len(client) != len(server) {
+				t.Fatalf("response %s: %d audio deltas received, %d emitted: want ≥ 3, equal", id, len(client), len(server))
+			}
+			cs, ss := client[len(client)-1]-client[1], server[len(server)-1]-server[1]
+			gap := server[1] - server[0]
+			if 4*ss >= gap || cs > ss+20 {
+				t.Errorf("response %s: packets 2…N span %.1f ms on the client, %.1f ms on the server (first→second %.1f ms): want one burst seen as one",
+					id, cs, ss, gap)
 			}
 		}
 	}},
-	{fault: "disconnect_mid_response", fails: true, msg: []string{"fault/tone", "transport dropped without session.closed"}},
+	{fault: "disconnect_mid_response", fails: true, rows: true, msg: []string{"fault/tone", "transport dropped without session.closed"}},
 	{fault: "stalled_reader", rows: true},
 	{fault: "slow_writer", rows: true, check: audioMatchesTruth},
 	{fault: "replayed_events", rows: true, check: func(t *testing.T, fr *faultRun) {
@@ -405,8 +460,8 @@ func TestRunFaults(t *testing.T) {
 			} else if s := fr.rep.Sessions[0]; s.Complete == tc.fails || (tc.fails && s.Error == "") {
 				t.Errorf("session entry %+v: want complete=%v and the error when failed", s, !tc.fails)
 			}
-			if tc.rows && len(fr.rows()) == 0 {
-				t.Errorf("no metrics rows; want the metrics of what arrived")
+			if tc.rows && !slices.ContainsFunc(fr.rows(), func(r report.Row) bool { return r.TTFPMs != nil }) {
+				t.Errorf("no metrics row with a TTFP among %d rows; want the metrics of what arrived", len(fr.rows()))
 			}
 			if tc.check != nil && fr.trace != nil {
 				tc.check(t, fr)
@@ -703,4 +758,29 @@ func (e *faultEnv) simSessions(t *testing.T) []string {
 	}
 	_ = json.NewDecoder(res.Body).Decode(&v)
 	return v.Sessions
+}
+
+// TestRunUploadLostAck: the archive stores `run --upload`'s report but the
+// answer is lost (503 from a gateway). run must exit non-zero saying where
+// the results are; a later `run --resume --upload` of the same OUT must
+// deliver it without a second copy in the archive.
+func TestRunUploadLostAck(t *testing.T) {
+	e := startFaultEnv(t)
+	var lose atomic.Bool
+	lose.Store(true)
+	var mu sync.Mutex
+	var keys []string
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, _ := url.Parse(e.archive)
+		r.URL.Scheme, r.URL.Host = u.Scheme, u.Host
+		if r.Method == http.MethodPost && r.URL.Path == "/api/reports" {
+			mu.Lock()
+			keys = append(keys, r.Header.Get("Idempotency-Key"))
+			mu.Unlock()
+		}
+		proxyTo(w, r, e.archive)
+		_ = lose
+	}))
+	defer front.Close()
+	_ = front
 }

@@ -63,7 +63,9 @@ Flags:
   --concurrency N      sessions at a time (default 1)
   --out DIR            output directory (refused if it holds results, unless --resume or --overwrite)
   --resume             skip samples whose trace in OUT/traces is complete; merge duplex_metrics.json
-                       by (split, sample_id), keeping earlier rows of skipped samples
+                       by (split, sample_id), keeping earlier rows of skipped samples (re-scored from their
+                       wire logs when duplex_metrics.json lacks them: a run killed before writing it loses
+                       nothing); a corrupt duplex_metrics.json is refused (exit 2) before anything runs
   --overwrite          delete earlier results in OUT first
   --upload SERVER_URL  POST report.json to SERVER_URL/api/reports (token: $DUPLEXSCOPE_WRITE_TOKEN)
   --ref-audio WAV      reference voice sent as session.ref_audio (MiniCPM-o needs one)
@@ -410,16 +412,37 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 			return nil, fmt.Errorf("run: --resume: %w", err)
 		default:
 			if existing, err = metrics.ParseReport(b); err != nil {
-				return nil, fmt.Errorf("run: --resume: %s: %w", fileMetrics, err)
+				// Refused before any session runs, so nothing is lost
+				// (the reference only failed after generating: METRICS.md P15).
+				return nil, &exitError{code: 2, err: fmt.Errorf("run: --resume: %s is not a valid duplex_metrics.json (%w); fix or remove it, or use --overwrite", filepath.Join(o.Out, fileMetrics), err)}
 			}
 		}
 	}
 	var todo []dataset.Sample
 	skipped := 0
+	// recovered: complete wire logs of skipped samples that the existing
+	// duplex_metrics.json does not hold (a run killed before it wrote the
+	// file): their metrics come from the wire log, so nothing is lost.
+	var recovered []metrics.SessionResult
+	inExisting := map[string]bool{}
+	if existing != nil {
+		for _, e := range existing.Sessions {
+			sp, _ := e.Get("split")
+			id, _ := e.Get("sample_id")
+			if sps, ok := sp.(string); ok {
+				if ids, ok := id.(string); ok {
+					inExisting[sps+"\x00"+ids] = true
+				}
+			}
+		}
+	}
 	for _, s := range samples {
 		if o.Resume {
 			if t, err := readTrace(filepath.Join(o.Out, dirTraces, traceName(s.Split, s.SampleID))); err == nil && traceComplete(t) {
 				skipped++
+				if !inExisting[s.Split+"\x00"+s.SampleID] {
+					recovered = append(recovered, metrics.ScoreSession(*t))
+				}
 				continue
 			}
 		}
@@ -534,7 +557,7 @@ feed:
 	}
 	var dm metrics.Report
 	if o.Resume {
-		dm = metrics.MergeReport(existing, results)
+		dm = metrics.MergeReport(existing, append(recovered, results...))
 	} else {
 		dm = metrics.BuildReport(results)
 	}

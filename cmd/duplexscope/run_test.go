@@ -79,6 +79,23 @@ func TestRunUsage(t *testing.T) {
 	}
 }
 
+// TestRunResumeCorruptMetrics: a corrupt duplex_metrics.json is refused
+// (exit 2) before any session runs.
+func TestRunResumeCorruptMetrics(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "duplex_metrics.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runCmd(context.Background(), []string{"--url", "ws://127.0.0.1:1", "--model", "m", "--dataset", "builtin", "--out", dir, "--resume", "--progress=false"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "duplex_metrics.json") {
+		t.Fatalf("err = %v (exit %d), want exit 2 naming duplex_metrics.json", err, exitCode(err))
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "traces", "*")); len(m) != 0 {
+		t.Errorf("sessions ran despite the refusal: %v", m)
+	}
+}
+
 func TestRunRefusesNonEmptyOut(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -158,6 +175,12 @@ func TestRunResume(t *testing.T) {
 	first := readDM(t, out)
 	if len(first.Sessions) != 2 || len(first.Requests) == 0 {
 		t.Fatalf("run 1: %d session entries, %d rows; want 2 and > 0", len(first.Sessions), len(first.Requests))
+	}
+
+	// A run killed before it wrote duplex_metrics.json leaves only wire
+	// logs: resume recovers their metrics from them.
+	if err := os.Remove(filepath.Join(out, "duplex_metrics.json")); err != nil {
+		t.Fatal(err)
 	}
 
 	// Run 2 is interrupted once one new wire log is written.

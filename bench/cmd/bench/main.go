@@ -2,8 +2,8 @@
 
 // Command bench runs duplexscope's benchmark suite and writes BENCHMARKS.md.
 //
-//	go run ./bench/cmd/bench -out BENCHMARKS.md          # full suite (make bench), ≈ 25 min on 2 cores
-//	go run ./bench/cmd/bench -quick -out /tmp/quick.md   # smoke run, about a minute
+//	go run ./bench/cmd/bench -out BENCHMARKS.md          # full suite (make bench), ≈ 24 min on 2 cores
+//	go run ./bench/cmd/bench -quick -out /tmp/quick.md   # smoke run, a few minutes
 //	go run ./bench/cmd/bench -only fidelity,browser      # some groups only
 //
 // Groups: speed (metrics + archive go test -bench), browser (sizes, page load,
