@@ -17,6 +17,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +39,7 @@ type faultEnv struct {
 	ws      string // ws://127.0.0.1:PORT/v1/realtime
 	archive string // http://127.0.0.1:PORT (server.Server with a memory store)
 	store   *archive.Memory
+	archH   http.Handler // the archive server itself (for gateways in front of it)
 	dataset string // dir with manifest.jsonl: one sample, fault/tone
 	multi   string // dir with manifest.jsonl: fault/tone1 … fault/tone4
 	simURL  string // http://127.0.0.1:PORT of the simulator
@@ -92,7 +95,7 @@ func startFaultEnv(t *testing.T) *faultEnv {
 	if err := os.WriteFile(filepath.Join(multi, "manifest.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &faultEnv{sim: s, ws: "ws" + strings.TrimPrefix(simTS.URL, "http") + "/v1/realtime", archive: archTS.URL, store: store,
+	return &faultEnv{sim: s, ws: "ws" + strings.TrimPrefix(simTS.URL, "http") + "/v1/realtime", archive: archTS.URL, store: store, archH: arch,
 		dataset: dir, multi: multi, simURL: simTS.URL}
 }
 
@@ -761,26 +764,66 @@ func (e *faultEnv) simSessions(t *testing.T) []string {
 }
 
 // TestRunUploadLostAck: the archive stores `run --upload`'s report but the
-// answer is lost (503 from a gateway). run must exit non-zero saying where
-// the results are; a later `run --resume --upload` of the same OUT must
-// deliver it without a second copy in the archive.
+// answer is lost (a gateway answers 503). run must exit non-zero saying
+// where the results are; a later `run --resume --upload` of the same OUT
+// re-sends it, and the archive must still hold exactly one copy.
 func TestRunUploadLostAck(t *testing.T) {
 	e := startFaultEnv(t)
 	var lose atomic.Bool
-	lose.Store(true)
 	var mu sync.Mutex
 	var keys []string
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, _ := url.Parse(e.archive)
-		r.URL.Scheme, r.URL.Host = u.Scheme, u.Host
-		if r.Method == http.MethodPost && r.URL.Path == "/api/reports" {
-			mu.Lock()
-			keys = append(keys, r.Header.Get("Idempotency-Key"))
-			mu.Unlock()
+		if r.Method != http.MethodPost || r.URL.Path != "/api/reports" {
+			e.archH.ServeHTTP(w, r)
+			return
 		}
-		proxyTo(w, r, e.archive)
-		_ = lose
+		mu.Lock()
+		keys = append(keys, r.Header.Get("Idempotency-Key"))
+		mu.Unlock()
+		rec := httptest.NewRecorder()
+		e.archH.ServeHTTP(rec, r)
+		if lose.Load() {
+			http.Error(w, `{"error":"gateway lost the archive's answer (test)"}`, http.StatusServiceUnavailable)
+			return
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
 	}))
 	defer front.Close()
-	_ = front
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"run", "--url", e.ws + "?sim_profile=test", "--model", "sim", "--dataset", e.dataset, "--out", out,
+		"--settle", "300ms", "--progress=false", "--upload", front.URL}
+	lose.Store(true)
+	var so, se bytes.Buffer
+	if code := realMain(args, &so, &se); code == 0 || !strings.Contains(se.String(), "results are in "+out) {
+		t.Fatalf("lost answer: exit %d, stderr %q; want non-zero naming %s", code, se.String(), out)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.json")); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		page, err := e.store.List(context.Background(), archive.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Items)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("archive holds %d reports after the lost answer, want 1 (it stored the upload)", n)
+	}
+	lose.Store(false)
+	so.Reset()
+	se.Reset()
+	if code := realMain(append(args, "--resume"), &so, &se); code != 0 {
+		t.Fatalf("resume upload: exit %d: %s", code, se.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := count(); n != 1 {
+		t.Errorf("archive holds %d reports after the retry, want 1: the retry's Idempotency-Key %q differs from the first %q",
+			n, keys[len(keys)-1], keys[0])
+	}
 }
