@@ -40,6 +40,9 @@ func handleStart(ctx app.Context, a app.Action) {
 		currentMu.Unlock()
 		return
 	}
+	if currentRun != nil {
+		currentRun.release()
+	}
 	r := newLiveRun(s, func(snap *liveSnapshot) {
 		ctx.Dispatch(func(ctx app.Context) { ctx.SetState(stateLive, *snap) })
 	})

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -32,7 +31,6 @@ type playbackMsg struct {
 // audioGraph owns the page's two AudioContexts: input (device rate) with the
 // capture worklet, output (24 kHz) with the playback worklet.
 type audioGraph struct {
-	mu        sync.Mutex
 	inCtx     app.Value
 	outCtx    app.Value
 	inNode    app.Value
@@ -41,7 +39,6 @@ type audioGraph struct {
 	funcs     []app.Func
 	InputRate float64
 	OutRate   float64
-	clipEnded bool
 }
 
 // audioOptions configure newAudioGraph.
@@ -191,11 +188,6 @@ func (g *audioGraph) inject(id string, pcm []byte) {
 	n := len(pcm) / 2
 	i16 := app.Window().Get("Int16Array").New(bytesToJS(pcm[:n*2]).Get("buffer"))
 	g.inNode.Get("port").Call("postMessage", jsObject(map[string]any{"type": "inject", "pcm": i16, "id": id}))
-}
-
-// setAudible switches local monitoring of the clip.
-func (g *audioGraph) setAudible(on bool) {
-	g.inNode.Get("port").Call("postMessage", jsObject(map[string]any{"type": "audible", "audible": on}))
 }
 
 // stopInput flushes the last partial frame and stops capture.

@@ -22,39 +22,48 @@ type datasetClip struct {
 	URL      string `json:"url"`
 }
 
-// loadDatasetPCM fetches a dataset's clips from the page's server and joins
-// them into one 16 kHz PCM16 stream with silence between clips.
-func loadDatasetPCM(ctx context.Context, name string) ([]byte, error) {
+// clipCaption is a clip's text at its offset in the joined stream.
+type clipCaption struct {
+	TS   float64 // seconds from stream start
+	Text string
+}
+
+// loadDataset fetches a dataset's clips from the page's server and joins
+// them into one 16 kHz PCM16 stream with silence between clips, with each
+// clip's caption.
+func loadDataset(ctx context.Context, name string) ([]byte, []clipCaption, error) {
 	var list struct {
 		Clips []datasetClip `json:"clips"`
 	}
 	b, err := fetch(ctx, "/api/datasets/"+url.PathEscape(name))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, fmt.Errorf("reading the clip list: %w", err)
+		return nil, nil, fmt.Errorf("reading the clip list: %w", err)
 	}
 	if len(list.Clips) == 0 {
-		return nil, fmt.Errorf("the dataset has no clips")
+		return nil, nil, fmt.Errorf("the dataset has no clips")
 	}
 	gap := make([]byte, audio.FrameBytes(16000, clipGapMs))
 	var pcm []byte
+	var caps []clipCaption
 	for i, c := range list.Clips {
 		w, err := fetch(ctx, c.URL)
 		if err != nil {
-			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
+			return nil, nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
 		}
 		p, err := wavToInput(w)
 		if err != nil {
-			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
+			return nil, nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
 		}
 		if i > 0 {
 			pcm = append(pcm, gap...)
 		}
+		caps = append(caps, clipCaption{TS: float64(len(pcm)) / 32000, Text: c.Text})
 		pcm = append(pcm, p...)
 	}
-	return pcm, nil
+	return pcm, caps, nil
 }
 
 // loadDatasetFirstClip fetches the first clip of a dataset as 16 kHz PCM16.

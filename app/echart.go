@@ -14,16 +14,19 @@ type echart struct {
 	ID, Class string
 	Option    string
 	Points    int
+	// Shape names the option's series set; while it stays the same an
+	// update merges (cheap), otherwise series are replaced. "" = always
+	// replace.
+	Shape string
 	// OnLaneClick, when set, gets clicks on the timeline's grids (lane =
 	// grid index, x = axis value).
 	OnLaneClick func(lane int, x float64)
 
-	inst  app.Value
-	drawn string
-	funcs []app.Func
+	inst       app.Value
+	drawn      string
+	drawnShape string
+	funcs      []app.Func
 }
-
-func newEchart(id string) *echart { return &echart{ID: id} }
 
 func (c *echart) Render() app.UI {
 	return app.Div().ID(c.ID).Class("ds-chart "+c.Class).
@@ -42,7 +45,7 @@ func (c *echart) OnDismount() {
 	for _, f := range c.funcs {
 		f.Release()
 	}
-	c.funcs, c.drawn = nil, ""
+	c.funcs, c.drawn, c.drawnShape = nil, "", ""
 }
 
 // OnResize keeps the canvas the size of its box.
@@ -68,8 +71,12 @@ func (c *echart) draw(ctx app.Context) {
 		}
 	}
 	opt := app.Window().Get("JSON").Call("parse", c.Option)
-	c.inst.Call("setOption", opt, jsObject(map[string]any{"replaceMerge": []any{"series"}, "lazyUpdate": true}))
-	c.drawn = c.Option
+	o := map[string]any{"lazyUpdate": true}
+	if c.Shape == "" || c.Shape != c.drawnShape {
+		o["replaceMerge"] = []any{"series"}
+	}
+	c.inst.Call("setOption", opt, jsObject(o))
+	c.drawn, c.drawnShape = c.Option, c.Shape
 }
 
 func (c *echart) listenClicks() {

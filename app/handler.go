@@ -71,17 +71,32 @@ func Handler(opts *HandlerOptions) http.Handler {
 			Maskable: "/web/icons/icon-192.png",
 			SVG:      "/web/icons/icon.svg",
 		},
-		Styles:            []string{"/web/app.css"},
-		Scripts:           []string{"/web/echarts.min.js"},
-		Resources:         assetResolver{Handler: http.StripPrefix("/web", web.Handler(o.Assets))},
-		Version:           o.Version,
-		WasmContentLength: strconv.Itoa(len(raw)),
+		Styles:                []string{"/web/app.css"},
+		Scripts:               []string{"/web/echarts.min.js"},
+		Resources:             assetResolver{Handler: http.StripPrefix("/web", web.Handler(o.Assets))},
+		Version:               o.Version,
+		WasmContentLength:     strconv.Itoa(len(raw)),
+		ServiceWorkerTemplate: serviceWorkerJS,
 	}
 	if o.UploadCapability == nil {
 		return h
 	}
 	return capabilityInjector{next: h, capability: o.UploadCapability}
 }
+
+// serviceWorkerJS replaces go-app's caching worker. duplexscope keeps no
+// offline cache: each page carries a per-request upload capability (a cached
+// "/" would serve a stale one), and go-app's install step would download the
+// 15 MB app.wasm a second time while the page is starting its session.
+const serviceWorkerJS = `// duplexscope app worker {{.Version}}: no offline cache, network only.
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    for (const key of await caches.keys()) await caches.delete(key);
+    await self.clients.claim();
+  })());
+});
+`
 
 // assetResolver serves /web/… itself and resolves resource paths unchanged
 // (same origin), like go-app's LocalDir but from an fs.FS.

@@ -70,6 +70,9 @@ func TestHandlerPageIsSelfContained(t *testing.T) {
 			t.Errorf("%s references the internet", p)
 		}
 	}
+	if w := body(t, get(t, h, "/app-worker.js", nil)); strings.Contains(w, "fetch") || strings.Contains(w, "addAll") {
+		t.Errorf("app worker caches or intercepts requests:\n%s", w)
+	}
 	res := get(t, h, "/web/app.wasm", map[string]string{"Accept-Encoding": "gzip, br"})
 	if res.Header.Get("Content-Encoding") != "br" || res.Header.Get("Content-Type") != "application/wasm" || body(t, res) != "BR" {
 		t.Errorf("/web/app.wasm: encoding %q type %q", res.Header.Get("Content-Encoding"), res.Header.Get("Content-Type"))

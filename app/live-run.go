@@ -45,6 +45,7 @@ type respState struct {
 	AudioDone     bool
 	Drained       bool
 	Transcript    strings.Builder
+	Caption       int        // index of its model caption in liveRun.captions
 	Audio         []timedPCM // as received, at 24 kHz
 }
 
@@ -134,12 +135,17 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	var clip []byte
 	if name := r.settings.DatasetName(); name != "" {
 		r.setPhase(phaseConnecting, "Loading dataset "+name+"…")
-		pcm, err := loadDatasetPCM(r.ctx, name)
+		pcm, caps, err := loadDataset(r.ctx, name)
 		if err != nil {
 			r.fail(fmt.Errorf("dataset %s: %w", name, err))
 			return
 		}
 		clip = pcm
+		r.mu.Lock()
+		for _, c := range caps {
+			r.captions = append(r.captions, chart.Caption{TS: c.TS, Lane: chart.LaneUser, Text: clipText(c.Text, 40)})
+		}
+		r.mu.Unlock()
 	} else if r.settings.DroppedPCM != nil {
 		clip = r.settings.DroppedPCM
 	}
@@ -294,10 +300,16 @@ func (r *liveRun) stop() {
 	})
 }
 
-// abort cancels everything (page left).
-func (r *liveRun) abort() {
+// release stops the run and closes its audio contexts (a new run starts;
+// browsers allow only a few AudioContexts per page).
+func (r *liveRun) release() {
 	r.stop()
 	r.cancel()
+	r.mu.Lock()
+	g := r.graph
+	r.graph = nil
+	r.mu.Unlock()
+	g.close()
 }
 
 // finish commits, waits for completion, closes and saves.
@@ -483,9 +495,10 @@ func (r *liveRun) onEvent(ev trace.Event) {
 			if rs.Transcript.Len() == 0 {
 				r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkFirstText, ResponseID: id})
 				r.captions = append(r.captions, chart.Caption{TS: ts, Lane: chart.LaneModel, Text: ""})
+				rs.Caption = len(r.captions) - 1
 			}
 			rs.Transcript.WriteString(text)
-			r.captions[r.captionIndex(id)].Text = clipText(rs.Transcript.String(), 40)
+			r.captions[rs.Caption].Text = clipText(rs.Transcript.String(), 40)
 		}
 	case "response.output_audio.done", "response.audio.done":
 		if rs := r.resp[id]; rs != nil {
@@ -519,20 +532,6 @@ func (r *liveRun) onEvent(ev trace.Event) {
 		}
 	}
 	r.maybePublish(important)
-}
-
-// captionIndex finds the model caption of response id (created on first text).
-func (r *liveRun) captionIndex(id string) int {
-	n := 0
-	for i := range r.markers {
-		if r.markers[i].Kind == chart.MarkFirstText {
-			if r.markers[i].ResponseID == id {
-				return n
-			}
-			n++
-		}
-	}
-	return len(r.captions) - 1
 }
 
 // ensure returns id's state, creating it for events seen before created.

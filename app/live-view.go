@@ -1,8 +1,6 @@
 package app
 
 import (
-	"fmt"
-
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/chart"
@@ -19,7 +17,7 @@ func (v *liveView) Render() app.UI {
 	s := v.Snap
 	c := func(m chart.Metric) *echart {
 		d := s.Charts[m]
-		return &echart{ID: "chart-" + string(m), Option: d.Option, Points: d.Points}
+		return &echart{ID: "chart-" + string(m), Option: d.Option, Points: d.Points, Shape: d.Shape}
 	}
 	return app.Div().ID("live").Body(
 		&warningsList{Warnings: s.Warnings},
@@ -40,8 +38,8 @@ func (v *liveView) Render() app.UI {
 		),
 		&probePanel{Probes: s.Probes, Streaming: s.Phase == phaseStreaming},
 		app.Section().Class("ds-panel").Body(
-			&echart{ID: "chart-waterfall", Class: "ds-tall", Option: s.Waterfall.Option, Points: s.Waterfall.Points},
-			app.P().Class("ds-hint").Text(fmt.Sprintf("Server-clock and client-clock bars are separate: the two clocks are never added together. Heard latency (playback clock) is not part of vLLM's TTFP.")),
+			&echart{ID: "chart-waterfall", Class: "ds-tall", Option: s.Waterfall.Option, Points: s.Waterfall.Points, Shape: s.Waterfall.Shape},
+			app.P().Class("ds-hint").Text("Server-clock and client-clock bars are separate: the two clocks are never added together. Heard latency (playback clock) is not part of vLLM's TTFP."),
 		),
 	)
 }

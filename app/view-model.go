@@ -34,6 +34,7 @@ type liveSnapshot struct {
 type chartData struct {
 	Option string
 	Points int
+	Shape  string // series set (see echart.Shape)
 }
 
 // bigNumber is one headline figure with the clock it came from.
@@ -161,7 +162,7 @@ func buildView(in viewInput) *liveSnapshot {
 		for _, m := range []chart.Metric{chart.TTFT, chart.TTFP, chart.RTF, chart.TPOT, chart.Heard} {
 			b, err := chart.MetricOptions(m, pts[m])
 			if err == nil {
-				s.Charts[m] = chartData{Option: string(b), Points: len(pts[m])}
+				s.Charts[m] = chartData{Option: string(b), Points: len(pts[m]), Shape: seriesShape(pts[m])}
 			}
 		}
 	}
@@ -170,7 +171,7 @@ func buildView(in viewInput) *liveSnapshot {
 			steps = steps[len(steps)-waterfallMax:]
 		}
 		if b, err := chart.WaterfallOptions(steps); err == nil {
-			s.Waterfall = chartData{Option: string(b), Points: len(steps)}
+			s.Waterfall = chartData{Option: string(b), Points: len(steps), Shape: "waterfall"} // always its 4 series
 		}
 	}
 	if !in.SkipTimeline {
@@ -211,6 +212,21 @@ func buildView(in viewInput) *liveSnapshot {
 	s.Warnings = computeWarnings(w)
 	s.Plain = buildPlain(sum, heardSum, s.Responses, s.Warnings, in.Phase)
 	return s
+}
+
+// seriesShape is the set of origins (one series each) of a metric chart.
+func seriesShape(pts []chart.Point) string {
+	seen := map[chart.Origin]bool{}
+	for _, p := range pts {
+		seen[p.Origin] = true
+	}
+	shape := "metric"
+	for _, o := range []chart.Origin{chart.OriginServer, chart.OriginClientReceive, chart.OriginPlayback} {
+		if seen[o] {
+			shape += "|" + string(o)
+		}
+	}
+	return shape
 }
 
 func clocksLabel(c map[metrics.Clock]bool) string {

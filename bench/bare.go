@@ -36,7 +36,9 @@ func BareRun(ctx context.Context, wsURL string, pcm []byte, frameMs int, settle 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	// Regression: a fixed 5-minute bound killed the 10-minute pacing
+	// baseline mid-stream; the bound is the input's length plus 2 minutes.
+	ctx, cancel := context.WithTimeout(ctx, audio.BytesToDuration(len(pcm), audio.InputRate)+2*time.Minute)
 	defer cancel()
 	conn, _, err := websocket.Dial(ctx, u, nil)
 	if err != nil {

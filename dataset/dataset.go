@@ -19,7 +19,7 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 )
 
-//go:embed builtin/manifest.jsonl builtin/*.wav builtin/NOTE
+//go:embed builtin/manifest.jsonl builtin/*.wav builtin/NOTE builtin/turntaking/manifest.jsonl builtin/turntaking/*.wav
 var builtinFiles embed.FS
 
 // BuiltinName is the --dataset value that selects the bundled clips.
@@ -27,6 +27,16 @@ const BuiltinName = "builtin"
 
 // BuiltinFS holds the bundled clips (manifest.jsonl, *.wav, NOTE) at its root.
 var BuiltinFS fs.FS = mustSub(builtinFiles, "builtin")
+
+// TurnTakingName is the --dataset value that selects the bundled labelled
+// turn-taking cases (split "turntaking": pause, backchannel, turn_end,
+// interruption). Each record carries "turntaking": {"cases": [{id,
+// category, onset_ms, offset_ms, anchor_ms, window_ms}]}, times in ms of the
+// clip's own input clock.
+const TurnTakingName = "turntaking"
+
+// TurnTakingFS holds the labelled turn-taking cases (manifest.jsonl, *.wav).
+var TurnTakingFS fs.FS = mustSub(builtinFiles, "builtin/turntaking")
 
 func mustSub(f fs.FS, dir string) fs.FS {
 	s, err := fs.Sub(f, dir)
@@ -65,7 +75,7 @@ type Options struct {
 	FFmpeg    string // ffmpeg binary (default "ffmpeg" on $PATH)
 }
 
-// Load reads the dataset at src: "builtin", a directory holding
+// Load reads the dataset at src: "builtin", "turntaking", a directory holding
 // manifest.jsonl (or manifest.json / manifest.jsonl variants), or a
 // .json/.jsonl record file.
 func Load(src string, opts *Options) ([]Sample, error) {
@@ -79,6 +89,8 @@ func Load(src string, opts *Options) ([]Sample, error) {
 	switch {
 	case src == BuiltinName:
 		fsys, manifest = BuiltinFS, "manifest.jsonl"
+	case src == TurnTakingName:
+		fsys, manifest = TurnTakingFS, "manifest.jsonl"
 	default:
 		st, err := os.Stat(src)
 		if err != nil {

@@ -47,6 +47,11 @@ type Report struct {
 	Warnings    []Warning       `json:"warnings,omitempty"`
 	Attachments []Attachment    `json:"attachments,omitempty"`
 	Imported    *Imported       `json:"imported,omitempty"`
+	// Optional issue-11 results: turn-taking scores over labelled cases,
+	// barge-in probes, and a load curve (sessions vs TTFP).
+	TurnTaking *TurnTaking `json:"turn_taking,omitempty"`
+	Probes     []Probe     `json:"probes,omitempty"`
+	LoadCurve  *LoadCurve  `json:"load_curve,omitempty"`
 }
 
 // Run says what was run, where and by what.

@@ -124,6 +124,12 @@ const validReport = `{"schema":"duplexscope.report/v1","complete":true,
 "run":{"target_url":"ws://127.0.0.1:8080/v1/realtime","model":"sim","frame_ms":200,"duplexscope_version":"dev","client":"browser","machine":{},"source":{"kind":"mic"}},
 "metrics":{"duplex_request_metrics":[{"session_id":"s","request_index":0,"response_id":"r0","source":"client_monotonic_receive","ttft_ms":100.0,"ttfp_ms":200.0,"audio_generation_ms":900.0,"audio_duration_ms":1000.0,"rtf":0.9,"client_ttft_ms":100.0,"client_ttfp_ms":200.0}],"duplex_session_metrics":[]}}`
 
+// beyondFields are the optional issue-11 fields, all set.
+const beyondFields = `"turn_taking":{"rule":"energy","clock":"trace ms","scores":[{"category":"pause","cases":1,"takeovers":1,"tor":1,"latency_count":1,"latency_mean_ms":412.5,"lower_is_better":true}],
+"cases":[{"sample_id":"pause","split":"turntaking","id":"pause","category":"pause","label_anchor_ms":2190,"anchor_ms":2700.5,"window_ms":1000,"anchor_source":"vad","took_turn":true,"onset_ms":3113,"latency_ms":412.5}]},
+"probes":[{"kind":"interruption","clip":"builtin:math","offset_s":3.4,"onset_ms":4000,"active_response_id":"r1","stopped_by":"cleared","stop_latency_ms":92.1,"played_ms":640,"committed_ms":600,"received_ms":1200,"resume_after_ms":800,"next_response_ms":900,"clock":"client"}],
+"load_curve":{"clock":"client","levels":[{"sessions":1,"failed":0,"responses":2,"ttfp_p50_ms":30.5,"ttfp_p99_ms":31,"ttfp_origin":"server","rtf_p50":0.25,"pacing_lag_p99_ms":1.5,"pacing_lag_max_ms":2,"underruns":0,"join_ttfp_ms":null,"wall_s":3.2,"cpu_s_per_session":0.1,"peak_heap_mib":12}]}`
+
 func TestDecode(t *testing.T) {
 	deep := strings.Repeat(`{"a":`, 40) + "1" + strings.Repeat("}", 40)
 	bigArray := `[` + strings.Repeat(`0,`, 300) + `0]`
@@ -165,6 +171,18 @@ func TestDecode(t *testing.T) {
 		{name: "unknown warning", edit: func(s string) string {
 			return strings.Replace(s, `"complete":true`, `"complete":true,"warnings":[{"code":"pwned","message":"x"}]`, 1)
 		}, wantPath: "warnings[0].code"},
+		{name: "turn-taking, probes and load curve", edit: func(s string) string {
+			return strings.Replace(s, `"complete":true`, `"complete":true,`+beyondFields, 1)
+		}},
+		{name: "takeovers above cases", edit: func(s string) string {
+			return strings.Replace(s, `"complete":true`, `"complete":true,`+strings.Replace(beyondFields, `"takeovers":1`, `"takeovers":2`, 1), 1)
+		}, wantPath: "turn_taking.scores[0]"},
+		{name: "unknown turn-taking category", edit: func(s string) string {
+			return strings.Replace(s, `"complete":true`, `"complete":true,`+strings.Replace(beyondFields, `"category":"pause","label`, `"category":"chat","label`, 1), 1)
+		}, wantPath: "turn_taking.cases[0].category"},
+		{name: "unknown probe field", edit: func(s string) string {
+			return strings.Replace(s, `"complete":true`, `"complete":true,`+strings.Replace(beyondFields, `"stopped_by":"cleared"`, `"stopped_by":"cleared","x":1`, 1), 1)
+		}, wantPath: "x", wantText: "unknown field"},
 		{name: "string where number", edit: func(s string) string { return strings.Replace(s, `"frame_ms":200`, `"frame_ms":"200"`, 1) }, wantPath: "run.frame_ms", wantText: "want int"},
 		{name: "trailing data", edit: func(s string) string { return s + `{}` }, wantText: "trailing data"},
 		{name: "script in strings is data", edit: func(s string) string {

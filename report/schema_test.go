@@ -71,6 +71,12 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		{"sessionExtra", props(s.Defs["sessionExtra"].Properties), report.SessionExtra{}},
 		{"warning", props(s.Defs["warning"].Properties), report.Warning{}},
 		{"attachment", props(s.Defs["attachment"].Properties), report.Attachment{}},
+		{"turnTaking", props(s.Defs["turnTaking"].Properties), report.TurnTaking{}},
+		{"turnTakingCard", props(s.Defs["turnTakingCard"].Properties), report.TurnTakingCard{}},
+		{"turnTakingCase", props(s.Defs["turnTakingCase"].Properties), report.TurnTakingCase{}},
+		{"probe", props(s.Defs["probe"].Properties), report.Probe{}},
+		{"loadCurve", props(s.Defs["loadCurve"].Properties), report.LoadCurve{}},
+		{"loadLevel", props(s.Defs["loadLevel"].Properties), report.LoadLevel{}},
 	}
 	for _, tc := range cases {
 		if diff := cmp.Diff(tc.schema, jsonNames(reflect.TypeOf(tc.typ))); diff != "" {

@@ -377,6 +377,7 @@ func Validate(r *Report, lim Limits) error {
 	if r.Imported != nil {
 		c.enum("imported.format", r.Imported.Format, FormatDuplexMetrics, FormatSaveResult)
 	}
+	c.beyond(r)
 	if len(c.errs) > 0 {
 		return &ValidationError{Errors: c.errs}
 	}

@@ -63,6 +63,7 @@ type page struct {
 	Downloads []link
 	Shards    *shardView
 	Charts    []chartView
+	Beyond    beyondView // turn-taking, probes, load curve (optional)
 
 	// compare
 	compareView
@@ -97,6 +98,7 @@ func reportPage(r *report.Report, heading string) *page {
 		Rows:     rowViews(r),
 		Info:     runInfo(r),
 		Warnings: r.Warnings,
+		Beyond:   beyondFor(r),
 	}
 	title := []string{"duplexscope", r.Run.Model}
 	for _, c := range cards {

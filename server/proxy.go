@@ -117,22 +117,33 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	defer g.Dec()
 	s.log.Info("proxy open", "target", u.Redacted(), "remote", r.RemoteAddr)
 
-	errc := make(chan error, 2)
-	go func() { errc <- pump(ctx, client, up) }()
-	go func() { errc <- pump(ctx, up, client) }()
+	type ended struct {
+		upstream bool // the upstream side (read from up) ended first
+		err      error
+	}
+	errc := make(chan ended, 2)
+	go func() { errc <- ended{true, pump(ctx, client, up)} }()
+	go func() { errc <- ended{false, pump(ctx, up, client)} }()
 	first := <-errc
-	code := websocket.CloseStatus(first)
+	code := websocket.CloseStatus(first.err)
+	reason := ""
 	if code == -1 || code == websocket.StatusNoStatusRcvd || code == websocket.StatusAbnormalClosure {
-		code = websocket.StatusGoingAway
-		if errors.Is(first, context.Canceled) {
-			code = websocket.StatusGoingAway
+		// No close frame: tell the client what happened, so its error names
+		// the fault (an upstream that dropped the TCP connection).
+		switch {
+		case errors.Is(first.err, context.Canceled):
+			code, reason = websocket.StatusGoingAway, "proxy: shutting down"
+		case first.upstream:
+			code, reason = websocket.StatusBadGateway, "proxy: upstream dropped the connection without a close frame"
+		default:
+			code, reason = websocket.StatusGoingAway, "proxy: client went away"
 		}
 	}
 	closeBoth := make(chan struct{})
 	go func() {
 		defer close(closeBoth)
-		client.Close(code, "")
-		up.Close(code, "")
+		client.Close(code, reason)
+		up.Close(code, reason)
 	}()
 	select {
 	case <-closeBoth:
@@ -141,7 +152,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	cancel()
 	<-errc
 	<-closeBoth
-	s.log.Info("proxy closed", "target", u.Redacted(), "status", code.String())
+	s.log.Info("proxy closed", "target", u.Redacted(), "status", code.String(), "reason", reason)
 }
 
 // pump copies messages from src to dst until either fails.

@@ -137,8 +137,9 @@
 //	malformed_json          one truncated JSON frame after the first response.created: clients skip it and continue
 //	error_event             error {server_error, engine_error} after the first response.done: the session goes on;
 //	                        benchmark clients fail it (not a tolerated code) but keep its metrics
-//	delayed_burst           each response's audio after the first packet arrives in one burst at the end:
-//	                        client RTF rises, server TTFP unchanged
+//	delayed_burst           each response's audio after the first packet arrives in one burst BurstDelay (1 s)
+//	                        after the last packet's normal time, then response.done: client (and true) RTF
+//	                        rise, server TTFP unchanged; playback underruns while the burst is held back
 //	disconnect_mid_response TCP dropped (no close frame, no session.closed) after the first response's second
 //	                        audio delta: clients flag the session incomplete and keep its metrics
 //	stalled_reader          the server stops reading for stall_ms (5 s; test 1 s) when the first response

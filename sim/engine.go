@@ -25,6 +25,10 @@ const (
 	DefaultIdleTimeout = 300 * time.Second // when session.update names none
 )
 
+// BurstDelay is how long after the last packet's normal time the
+// delayed_burst fault sends the held-back audio of a response.
+const BurstDelay = time.Second
+
 type action int
 
 const (
@@ -846,10 +850,17 @@ func (e *engine) startSpeak(now time.Duration) {
 	perPiece := (len(r.words) + r.packets) / (r.packets + 1)
 	e.schedule(textAt, r, true, func(t time.Duration) ([]byte, action) { return e.textFrame(t, r, perPiece, true, false), actNone })
 	e.schedule(firstAudio, r, true, func(t time.Duration) ([]byte, action) { return e.speakFrame(t, r), actNone })
+	// delayed_burst: packets 2…N are held back and sent together
+	// BurstDelay after the last packet's normal time (response.done follows).
+	burstAt, doneAt := lastAudio, lastAudio
+	if e.fault(FaultDelayedBurst) && r.packets > 1 {
+		burstAt = lastAudio + BurstDelay
+		doneAt = burstAt
+	}
 	for k := 0; k < r.packets; k++ {
 		at := firstAudio + time.Duration(k)*step
 		if k > 0 && e.fault(FaultDelayedBurst) {
-			at = lastAudio
+			at = burstAt
 		}
 		k := k
 		it := e.schedule(at, r, true, nil)
@@ -859,7 +870,7 @@ func (e *engine) startSpeak(now time.Duration) {
 			return e.textFrame(t, r, perPiece, false, k == r.packets-1), actNone
 		})
 	}
-	e.scheduleDone(lastAudio, r)
+	e.scheduleDone(doneAt, r)
 }
 
 // rrm builds response_request_metrics with the keys known so far (nil when none).

@@ -43,7 +43,7 @@ var faultDocs = map[string]string{
 	FaultDroppedDone:           "the first response's response.done is never sent; clients' completion wait times out and flags the session incomplete, naming the open response",
 	FaultMalformedJSON:         "one truncated, invalid JSON text frame right after the first response.created; clients skip it, count it and continue",
 	FaultErrorEvent:            "an error {server_error, engine_error} after the first response.done; the session continues; benchmark clients fail the session but keep its metrics",
-	FaultDelayedBurst:          "every response's audio after the first packet is held back and sent in one burst at the last packet's time; client RTF is higher, server TTFP unchanged",
+	FaultDelayedBurst:          "every response's audio after the first packet is held back and sent in one burst 1 s (BurstDelay) after the last packet's normal time; client and true RTF rise, server TTFP unchanged",
 	FaultDisconnectMidResponse: "the TCP connection is dropped (no close frame, no session.closed) right after the first response's second audio delta; clients flag the session incomplete and keep its metrics",
 	FaultStalledReader:         "when the first response starts the server stops reading input for stall_ms (5 s); client sends may block; clients must keep receiving and not deadlock",
 	FaultReplayedEvents:        "every event carries server_event_seq; after the first response.done the last 3 frames are sent again with their original seqs; clients drop seq ≤ last accepted (no duplicate response.done)",

@@ -147,6 +147,14 @@ func TestFaults(t *testing.T) {
 				if d[1].t == d[0].t || d[1].t != d[len(d)-1].t {
 					t.Fatalf("%s delta times %v %v %v", tr.ResponseID, d[0].t, d[1].t, d[len(d)-1].t)
 				}
+				// The burst comes BurstDelay after the last packet's normal
+				// time, so more than BurstDelay after the first packet; the
+				// truth records the real emit times.
+				if gap := d[len(d)-1].t - d[0].t; gap <= BurstDelay || tr.LastAudioMs == nil || tr.DoneMs == nil ||
+					*tr.LastAudioMs-*tr.FirstAudioMs != float64(gap)/float64(time.Millisecond) || *tr.DoneMs < *tr.LastAudioMs {
+					t.Fatalf("%s: first→burst %v, truth first %v last %v done %v: want the burst > %v after the first packet",
+						tr.ResponseID, gap, tr.FirstAudioMs, tr.LastAudioMs, tr.DoneMs, BurstDelay)
+				}
 			}
 		}},
 		{FaultDisconnectMidResponse, nil, func(t *testing.T, h *harness) {

@@ -42,16 +42,35 @@ func VADChunks(chunks []Chunk, opt *VADOptions) []Interval {
 //     ("delta", else "audio"; sample_rate_hz or 24 000 Hz) played serially:
 //     each packet starts at max(its receive time, the end of the previous
 //     packet) — a simulated player, as when no playback clock was recorded.
+//     A received output_audio_buffer.cleared stops the player at its
+//     receive time: queued audio after that instant is dropped.
 func Channels(s trace.Session, opt *VADOptions) (user, model []Interval) {
-	var uc, mc []Chunk
+	c := buildChannels(s)
+	return VADChunks(c.user, opt), VADChunks(c.model, opt)
+}
+
+// channels is the reconstructed audio of a session.
+type channels struct {
+	user, model []Chunk
+	modelResp   []string          // response id of each model chunk
+	transcript  map[string]string // response id → transcript text
+	originMs    float64           // t_ms of the first append (user media time 0)
+	hasUser     bool
+}
+
+func buildChannels(s trace.Session) channels {
+	var c channels
+	c.transcript = map[string]string{}
 	var userNext, modelNext float64
-	userStarted := false
+	done := map[string]bool{}
 	for _, ev := range s.Events {
 		var e struct {
-			Type   string          `json:"type"`
-			Audio  json.RawMessage `json:"audio"`
-			Delta  json.RawMessage `json:"delta"`
-			RateHz json.RawMessage `json:"sample_rate_hz"`
+			Type       string          `json:"type"`
+			Audio      json.RawMessage `json:"audio"`
+			Delta      json.RawMessage `json:"delta"`
+			RateHz     json.RawMessage `json:"sample_rate_hz"`
+			ResponseID string          `json:"response_id"`
+			Transcript string          `json:"transcript"`
 		}
 		if json.Unmarshal(ev.Event, &e) != nil {
 			continue
@@ -62,10 +81,10 @@ func Channels(s trace.Session, opt *VADOptions) (user, model []Interval) {
 			if len(pcm) == 0 {
 				continue
 			}
-			if !userStarted {
-				userNext, userStarted = ev.TMs, true
+			if !c.hasUser {
+				userNext, c.hasUser, c.originMs = ev.TMs, true, ev.TMs
 			}
-			uc = append(uc, Chunk{StartMs: userNext, Rate: rate, PCM: pcm})
+			c.user = append(c.user, Chunk{StartMs: userNext, Rate: rate, PCM: pcm})
 			userNext += float64(len(pcm)/2) * 1000 / float64(rate)
 		case ev.Dir == trace.DirRecv && e.Type == "response.output_audio.delta":
 			payload := e.Delta
@@ -77,11 +96,39 @@ func Channels(s trace.Session, opt *VADOptions) (user, model []Interval) {
 				continue
 			}
 			start := max(ev.TMs, modelNext)
-			mc = append(mc, Chunk{StartMs: start, Rate: rate, PCM: pcm})
+			c.model = append(c.model, Chunk{StartMs: start, Rate: rate, PCM: pcm})
+			c.modelResp = append(c.modelResp, e.ResponseID)
 			modelNext = start + float64(len(pcm)/2)*1000/float64(rate)
+		case ev.Dir == trace.DirRecv && e.Type == "output_audio_buffer.cleared":
+			c.model, c.modelResp = cutAt(c.model, c.modelResp, ev.TMs)
+			modelNext = min(modelNext, ev.TMs)
+		case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.delta" && !done[e.ResponseID]:
+			c.transcript[e.ResponseID] += pcmString(e.Delta)
+		case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.done":
+			if e.Transcript != "" {
+				c.transcript[e.ResponseID], done[e.ResponseID] = e.Transcript, true
+			}
 		}
 	}
-	return VADChunks(uc, opt), VADChunks(mc, opt)
+	return c
+}
+
+// cutAt drops model audio scheduled at or after t and shortens the chunk
+// playing at t.
+func cutAt(chunks []Chunk, resp []string, t float64) ([]Chunk, []string) {
+	n := 0
+	for i, ch := range chunks {
+		if ch.StartMs >= t {
+			continue
+		}
+		keep := int((t - ch.StartMs) * float64(ch.Rate) / 1000)
+		if 2*keep < len(ch.PCM) {
+			ch.PCM = ch.PCM[:2*keep]
+		}
+		chunks[n], resp[n] = ch, resp[i]
+		n++
+	}
+	return chunks[:n], resp[:n]
 }
 
 func pcmString(raw json.RawMessage) string {

@@ -59,3 +59,107 @@ func TestChannels(t *testing.T) {
 		t.Errorf("turn end result %+v", r)
 	}
 }
+
+// TestChannelsCleared: output_audio_buffer.cleared stops the simulated
+// player at its receive time; queued audio after it is dropped.
+func TestChannelsCleared(t *testing.T) {
+	t.Parallel()
+	var s trace.Session
+	// Three 500 ms packets received at 1000 → queued 1000–2500; cleared at 1600.
+	for range 3 {
+		audio := base64.StdEncoding.EncodeToString(pcm16(500, 24000, true))
+		s.Events = append(s.Events, ev(1000, trace.DirRecv,
+			fmt.Sprintf(`{"type":"response.output_audio.delta","response_id":"r","delta":%q}`, audio)))
+	}
+	s.Events = append(s.Events, ev(1600, trace.DirRecv, `{"type":"output_audio_buffer.cleared","response_id":"r"}`))
+	// A new answer at 2000 plays at once (the player is free again).
+	audio := base64.StdEncoding.EncodeToString(pcm16(500, 24000, true))
+	s.Events = append(s.Events, ev(2000, trace.DirRecv,
+		fmt.Sprintf(`{"type":"response.output_audio.delta","response_id":"r2","delta":%q}`, audio)))
+	_, model := turntaking.Channels(s, nil)
+	want := []turntaking.Interval{{StartMs: 1000, EndMs: 1600}, {StartMs: 2000, EndMs: 2500}}
+	if diff := cmp.Diff(want, model); diff != "" {
+		t.Errorf("model (-want +got):\n%s", diff)
+	}
+}
+
+// TestScoreTrace: labels on the clip clock are moved to the trace clock by
+// the first append's send time and snapped to the detected user speech
+// edge; the model segment's words come from its response's transcript.
+func TestScoreTrace(t *testing.T) {
+	t.Parallel()
+	build := func(transcript string, modelMs int) trace.Session {
+		var s trace.Session
+		// User: 200 ms frames from t=500: speech 0–1000 ms of media (frames 0–4), then silence.
+		for k := range 10 {
+			audio := base64.StdEncoding.EncodeToString(pcm16(200, 16000, k < 5))
+			s.Events = append(s.Events, ev(500+float64(k)*200, trace.DirSend, fmt.Sprintf(`{"type":"input_audio_buffer.append","audio":%q}`, audio)))
+		}
+		if transcript != "" {
+			s.Events = append(s.Events, ev(1700, trace.DirRecv, fmt.Sprintf(`{"type":"response.output_audio_transcript.delta","response_id":"r","delta":%q}`, transcript)))
+		}
+		audio := base64.StdEncoding.EncodeToString(pcm16(modelMs, 24000, true))
+		s.Events = append(s.Events, ev(1800, trace.DirRecv, fmt.Sprintf(`{"type":"response.output_audio.delta","response_id":"r","delta":%q}`, audio)))
+		return s
+	}
+	f := func(v float64) *float64 { return &v }
+	// Label 40 ms off the real speech end (media 1000 ms): snapped to trace 1500.
+	labels := []turntaking.Label{{ID: "t", Category: turntaking.TurnEnd, OnsetMs: 0, OffsetMs: 960, AnchorMs: 960}}
+	tests := []struct {
+		name       string
+		transcript string
+		modelMs    int
+		took       bool
+	}{
+		{"long answer", "", 1500, true},
+		{"short, no transcript: backchannel", "", 500, false},
+		{"short, 2 words: backchannel", "mm hm", 500, false},
+		{"short, 5 words: takeover", "sure, I can do that", 500, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, ok := turntaking.ScoreTrace(build(tc.transcript, tc.modelMs), labels, nil)
+			if !ok || sc.OriginMs != 500 || len(sc.Cases) != 1 {
+				t.Fatalf("ScoreTrace = %+v, %v", sc, ok)
+			}
+			c := sc.Cases[0]
+			if c.AnchorMs != 1500 || c.AnchorSource != "vad" || c.WindowMs != turntaking.DefaultWindowMs {
+				t.Errorf("anchor %v (%s) window %v, want 1500 (vad) %v", c.AnchorMs, c.AnchorSource, c.WindowMs, turntaking.DefaultWindowMs)
+			}
+			want := turntaking.CaseResult{ID: "t", Category: turntaking.TurnEnd}
+			if tc.took {
+				want.TookTurn, want.OnsetMs, want.LatencyMs = true, f(1800), f(300)
+			}
+			if diff := cmp.Diff(want, c.CaseResult); diff != "" {
+				t.Errorf("case (-want +got):\n%s", diff)
+			}
+			if len(sc.Scores) != 1 || sc.Scores[0].Cases != 1 || (sc.Scores[0].Takeovers == 1) != tc.took {
+				t.Errorf("scores %+v", sc.Scores)
+			}
+		})
+	}
+	if _, ok := turntaking.ScoreTrace(trace.Session{}, labels, nil); ok {
+		t.Error("a session without input audio scored")
+	}
+}
+
+func TestParseLabels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, rec string
+		n         int
+		wantErr   bool
+	}{
+		{"none", `{"sample_id":"a"}`, 0, false},
+		{"one", `{"turntaking":{"cases":[{"id":"p","category":"pause","onset_ms":0,"offset_ms":900,"anchor_ms":900,"window_ms":1000}]}}`, 1, false},
+		{"bad category", `{"turntaking":{"cases":[{"id":"p","category":"chat","anchor_ms":900}]}}`, 0, true},
+		{"offset before onset", `{"turntaking":{"cases":[{"id":"p","category":"pause","onset_ms":900,"offset_ms":100,"anchor_ms":100}]}}`, 0, true},
+		{"not json", `{`, 0, true},
+	}
+	for _, tc := range tests {
+		got, err := turntaking.ParseLabels(json.RawMessage(tc.rec))
+		if (err != nil) != tc.wantErr || len(got) != tc.n {
+			t.Errorf("%s: %d labels, err %v", tc.name, len(got), err)
+		}
+	}
+}

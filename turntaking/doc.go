@@ -28,7 +28,19 @@
 //
 // Channels rebuilds both channels of a recorded session trace (user input
 // audio laid end to end from the first append, model audio played
-// serially from its receive times) and runs VAD on each.
+// serially from its receive times, stopped at output_audio_buffer.cleared)
+// and runs VAD on each.
+//
+// # Labelled sessions
+//
+// ScoreTrace scores a recorded session against Labels (the "turntaking"
+// member of a dataset record, dataset "turntaking"; times on the clip's own
+// clock): each label is moved to the trace clock by the first append's send
+// time and snapped to the user channel's detected speech edge when one is
+// within SnapMs (150 ms); model segments get the word count of the
+// transcripts of the responses heard in them (−1 when none had one), so
+// the backchannel rule can use it. Cards and Merge summarise case results
+// of many sessions by the same rule as Score.
 //
 // The package is pure (no I/O, no clock) and builds for wasm.
 package turntaking

@@ -192,42 +192,10 @@ type CategoryScore struct {
 // omitted; unknown categories follow in first-seen order).
 func Score(cases []Case, model []Speech) ([]CaseResult, []CategoryScore) {
 	results := make([]CaseResult, len(cases))
-	order := []Category{Pause, Backchannel, TurnEnd, Interruption}
-	acc := map[Category]*CategoryScore{}
-	sums := map[Category]float64{}
 	for i, c := range cases {
-		r := ScoreCase(c, model)
-		results[i] = r
-		cs := acc[c.Category]
-		if cs == nil {
-			cs = &CategoryScore{Category: c.Category, LowerIsBetter: c.Category.LowerIsBetter()}
-			acc[c.Category] = cs
-			if !slices.Contains(order, c.Category) {
-				order = append(order, c.Category)
-			}
-		}
-		cs.Cases++
-		if r.TookTurn {
-			cs.Takeovers++
-			cs.LatencyCount++
-			sums[c.Category] += *r.LatencyMs
-		}
+		results[i] = ScoreCase(c, model)
 	}
-	var scores []CategoryScore
-	for _, cat := range order {
-		cs := acc[cat]
-		if cs == nil {
-			continue
-		}
-		tor := float64(cs.Takeovers) / float64(cs.Cases)
-		cs.TOR = &tor
-		if cs.LatencyCount > 0 {
-			m := sums[cat] / float64(cs.LatencyCount)
-			cs.LatencyMeanMs = &m
-		}
-		scores = append(scores, *cs)
-	}
-	return results, scores
+	return results, Cards(results)
 }
 
 // SpeechFromIntervals wraps VAD intervals as model speech without

@@ -40,9 +40,9 @@ type faultEnv struct {
 	archive string // http://127.0.0.1:PORT (server.Server with a memory store)
 	store   *archive.Memory
 	archH   http.Handler // the archive server itself (for gateways in front of it)
-	dataset string // dir with manifest.jsonl: one sample, fault/tone
-	multi   string // dir with manifest.jsonl: fault/tone1 … fault/tone4
-	simURL  string // http://127.0.0.1:PORT of the simulator
+	dataset string       // dir with manifest.jsonl: one sample, fault/tone
+	multi   string       // dir with manifest.jsonl: fault/tone1 … fault/tone4
+	simURL  string       // http://127.0.0.1:PORT of the simulator
 }
 
 func startFaultEnv(t *testing.T) *faultEnv {
@@ -315,11 +315,12 @@ var faultCases = []faultCase{
 		}
 	}},
 	{fault: "delayed_burst", rows: true, check: func(t *testing.T, fr *faultRun) {
-		// Audio after the first packet comes in one burst with the last one
-		// (sim schedules it at the last packet's time, so RTF, which ends at
-		// the last packet, is unchanged; TTFP is unchanged). The client sees
-		// the burst: its receive span of packets 2…N matches the server's.
+		// Audio after the first packet is held back and comes in one burst
+		// sim.BurstDelay after the last packet's normal time: TTFP is the
+		// server's, unchanged; the client's RTF (created → last audio)
+		// rises past BurstDelay / audio; the simulated playback underruns.
 		audioMatchesTruth(t, fr)
+		burst := float64(sim.BurstDelay / time.Millisecond)
 		for _, r := range fr.rows() {
 			id := deref(r.ResponseID)
 			tr := fr.truthOf(t, id)
@@ -330,12 +331,16 @@ var faultCases = []faultCase{
 			if len(client) < 3 || len(client) != len(server) {
 				t.Fatalf("response %s: %d audio deltas received, %d emitted: want ≥ 3, equal", id, len(client), len(server))
 			}
-			cs, ss := client[len(client)-1]-client[1], server[len(server)-1]-server[1]
-			gap := server[1] - server[0]
-			if 4*ss >= gap || cs > ss+20 {
-				t.Errorf("response %s: packets 2…N span %.1f ms on the client, %.1f ms on the server (first→second %.1f ms): want one burst seen as one",
-					id, cs, ss, gap)
+			span, gap := client[len(client)-1]-client[1], client[1]-client[0]
+			if gap < burst-20 || span > 20 {
+				t.Errorf("response %s: client first→second delta %.1f ms, packets 2…N span %.1f ms: want one burst ≥ %.0f ms late", id, gap, span, burst)
 			}
+			if r.RTF == nil || r.AudioDurationMs == nil || *r.RTF**r.AudioDurationMs < burst-20 {
+				t.Errorf("response %s: client RTF %v over %v ms of audio: want it to include the %.0f ms burst delay", id, r.RTF, r.AudioDurationMs, burst)
+			}
+		}
+		if !fr.hasWarning(report.WarnPlaybackUnderrun) {
+			t.Errorf("warnings %+v lack %s (playback waits for the held-back audio)", fr.rep.Warnings, report.WarnPlaybackUnderrun)
 		}
 	}},
 	{fault: "disconnect_mid_response", fails: true, rows: true, msg: []string{"fault/tone", "transport dropped without session.closed"}},
@@ -825,5 +830,9 @@ func TestRunUploadLostAck(t *testing.T) {
 	if n := count(); n != 1 {
 		t.Errorf("archive holds %d reports after the retry, want 1: the retry's Idempotency-Key %q differs from the first %q",
 			n, keys[len(keys)-1], keys[0])
+	}
+	page, _ := e.store.List(context.Background(), archive.Filter{})
+	if len(keys) != 2 || keys[0] != keys[1] || len(page.Items) == 0 || !strings.Contains(so.String(), "/r/"+page.Items[0].ID) {
+		t.Errorf("POST keys %q, stdout %q: want the retry to re-send the same key and print the stored report's URL", keys, so.String())
 	}
 }

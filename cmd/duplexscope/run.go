@@ -56,7 +56,11 @@ server reported them (server clock); every row says which.
 Flags:
   --url WS_URL         server base URL (duplex=1 and autostart=0 are added; model= defaulted)
   --model NAME         served model name
-  --dataset SRC        "builtin", a directory with manifest.jsonl, or a .json/.jsonl record file
+  --dataset SRC        "builtin", "turntaking" (labelled turn-taking cases), a directory with
+                       manifest.jsonl, or a .json/.jsonl record file. Records with a "turntaking":
+                       {"cases": [{id, category, onset_ms, offset_ms, anchor_ms, window_ms}]} member are
+                       scored from their wire logs (TOR per category with cases/takeovers, latency over
+                       takeover cases): report.json turn_taking, result.json turn_taking, summary lines
   --split S            only this split ("" or "all": every split)
   --limit K            at most K samples (after --split, before --shard)
   --media-root DIR     base of relative media paths in record files
@@ -77,13 +81,15 @@ Flags:
   --run-id R --shard i/n   this process runs shard i (1-based) of n of run R (samples k with k mod n = i-1);
                        the archive merges shards of one run id
   --progress=false     no progress bar
-  --probe FILE         inject probe clips into every session's input and measure stop latency (OUT/probes.json);
+  --probe FILE         inject probe clips into every session's input and measure stop latency (OUT/probes.json
+                       and report.json probes);
                        FILE is a JSON list of {"kind": interruption|backchannel|side_talk|noise,
                        "clip": WAV path (relative to FILE) | "builtin:SAMPLE_ID" | "noise", "offset_s": S,
                        "gain": G (default 1), "duration_s": D (noise only, default 1)}
   --load-curve LIST    load-curve mode: for each N in LIST (e.g. 1,2,4,8,16) run N concurrent paced sessions
                        plus one session joining 1 s later; writes OUT/loadcurve.json (TTFP p50/p99 with origin,
-                       RTF, pacing lag, underruns per N) instead of the dataset run files
+                       RTF, pacing lag, underruns per N) and OUT/report.json (load_curve + the sessions'
+                       metrics; --upload shares it) instead of the dataset run files
 
 Exit status: 0 every session completed; 1 at least one session failed (a
 summary of which and why is printed; results are still written); 2 bad usage
@@ -568,10 +574,22 @@ feed:
 	if err != nil {
 		return nil, err
 	}
+	if len(probes) > 0 {
+		rep.Probes = probeReport(probeResults)
+	}
 	sum.Report = rep
 	rb, err := report.MarshalIndent(rep)
 	if err != nil {
 		return nil, fmt.Errorf("run: report: %w", err)
+	}
+	if o.Resume && len(todo) == 0 {
+		// Nothing ran: keep the earlier report.json byte for byte when it
+		// says the same (only the wall-clock run times differ), so a
+		// re-upload sends the same Idempotency-Key and cannot store a
+		// second copy of a report whose first upload's answer was lost.
+		if prev, err := os.ReadFile(filepath.Join(o.Out, fileReport)); err == nil && sameReport(prev, rb) {
+			rb = prev
+		}
 	}
 	if err := writeFileAtomic(filepath.Join(o.Out, fileReport), rb); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
@@ -588,6 +606,7 @@ feed:
 	}
 	fmt.Fprintf(stdout, "run: %d sessions (%d skipped, %d failed) → %s\n", sum.Ran, skipped, len(sum.Failed), o.Out)
 	fmt.Fprintf(stdout, "run: %s\n", stats.describe())
+	printTurnTaking(stdout, rep.TurnTaking)
 	if o.Upload != "" {
 		u, err := uploadReport(ctx, o, rb)
 		if err != nil {
@@ -597,6 +616,25 @@ feed:
 		fmt.Fprintf(stdout, "run: uploaded → %s\n", u)
 	}
 	return sum, nil
+}
+
+// sameReport reports whether two report.json files are equal but for the
+// run's wall-clock start and end times.
+func sameReport(a, b []byte) bool {
+	norm := func(x []byte) []byte {
+		r, err := report.Decode(x, report.DefaultLimits)
+		if err != nil {
+			return nil
+		}
+		r.Run.StartedAt, r.Run.EndedAt = "", ""
+		out, err := report.MarshalIndent(r)
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+	na, nb := norm(a), norm(b)
+	return na != nil && bytes.Equal(na, nb)
 }
 
 // buildRunReport assembles report.json from the merged metrics and every
@@ -630,6 +668,7 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 	}
 	frame := float64(o.FrameMs)
 	var lagging, legacy, underruns int
+	tt := &ttCollector{}
 	for _, s := range samples {
 		name := traceName(s.Split, s.SampleID)
 		t, err := readTrace(filepath.Join(o.Out, dirTraces, name))
@@ -672,7 +711,9 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 			}
 		}
 		rep.Sessions = append(rep.Sessions, se)
+		tt.add(s, se.SessionID, t)
 	}
+	rep.TurnTaking = tt.report()
 	if lagging > 0 {
 		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnPacingLag,
 			Message: fmt.Sprintf("%d sessions sent an input frame more than one frame (%d ms) late (client send clock).", lagging, o.FrameMs)})
@@ -821,6 +862,11 @@ func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runS
 	fb, _ := json.Marshal(fails)
 	if fails == nil {
 		fb = []byte("[]")
+	}
+	if tb := turnTakingJSON(rep.TurnTaking); tb != nil {
+		b = append(b[:len(b)-1], []byte(`,"turn_taking":`)...)
+		b = append(b, tb...)
+		b = append(b, '}')
 	}
 	// Append "failures" to the object.
 	b = append(b[:len(b)-1], []byte(`,"failures":`)...)
@@ -1002,27 +1048,8 @@ func parseLevels(s string) ([]int, error) {
 }
 
 // loadLevel is one concurrency level of the load curve.
-type loadLevel struct {
-	Sessions       int      `json:"sessions"`
-	Failed         int      `json:"failed"`
-	Responses      int      `json:"responses"`
-	TTFPP50Ms      *float64 `json:"ttfp_p50_ms"`
-	TTFPP99Ms      *float64 `json:"ttfp_p99_ms"`
-	TTFPOrigin     string   `json:"ttfp_origin"`
-	RTFP50         *float64 `json:"rtf_p50"`
-	PacingLagP99Ms float64  `json:"pacing_lag_p99_ms"`
-	PacingLagMaxMs float64  `json:"pacing_lag_max_ms"`
-	Underruns      int      `json:"underruns"`
-	JoinTTFPMs     *float64 `json:"join_ttfp_ms"` // first response of the session that joined 1 s later
-	JoinTTFPOrigin string   `json:"join_ttfp_origin,omitempty"`
-	WallSeconds    float64  `json:"wall_s"`
-	// CPUSecondsPerSession is this process's CPU time (Go runtime
-	// accounting: user + GC) over the level divided by its sessions;
-	// PeakHeapMiB the largest in-use heap sampled during it.
-	CPUSecondsPerSession float64  `json:"cpu_s_per_session"`
-	PeakHeapMiB          float64  `json:"peak_heap_mib"`
-	FailureMessages      []string `json:"failures,omitempty"`
-}
+// loadLevel is one level of a load curve (report.LoadLevel).
+type loadLevel = report.LoadLevel
 
 // runLoadCurve runs, for each level N, N concurrent paced sessions (dataset
 // samples in turn) plus one that joins 1 s after them, and writes
@@ -1038,6 +1065,8 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 	}
 	sum := &runSummary{}
 	var out []loadLevel
+	var results []metrics.SessionResult
+	runStarted := time.Now()
 	for _, n := range levels {
 		started := time.Now()
 		cpu0 := cpuSeconds()
@@ -1090,7 +1119,9 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 			for _, x := range responseExtras(a.r.Trace) {
 				lv.Underruns += x.Underruns
 			}
-			rows := metrics.ScoreSession(*a.r.Trace).Rows
+			sr := metrics.ScoreSession(*a.r.Trace)
+			results = append(results, sr)
+			rows := sr.Rows
 			for _, row := range rows {
 				if row.Raw == nil {
 					continue
@@ -1147,11 +1178,33 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 	}
 	b, _ := json.MarshalIndent(map[string]any{
 		"url": o.URL, "model": o.Model, "frame_ms": o.FrameMs, "dataset": o.Dataset,
-		"clock":  "TTFP: server clock when reported, else client receive clock; pacing lag: client send clock",
+		"clock":  loadCurveClock,
 		"levels": out,
 	}, "", "  ")
 	if err := writeFileAtomic(filepath.Join(o.Out, "loadcurve.json"), append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
+	}
+	// report.json: the curve plus the metrics of every load session, so a
+	// load curve is archived and shared like any run (--upload).
+	rep, err := loadCurveReport(o, results, out, len(sum.Failed), runStarted)
+	if err != nil {
+		return nil, err
+	}
+	sum.Report = rep
+	rb, err := report.MarshalIndent(rep)
+	if err != nil {
+		return nil, fmt.Errorf("run: report: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(o.Out, fileReport), rb); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if o.Upload != "" {
+		u, err := uploadReport(ctx, o, rb)
+		if err != nil {
+			return sum, fmt.Errorf("run: upload: %w (results are in %s)", err, o.Out)
+		}
+		sum.ShareURL = u
+		fmt.Fprintf(stdout, "run: uploaded → %s\n", u)
 	}
 	return sum, nil
 }

@@ -341,6 +341,23 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 			t.Errorf("level %+v", l)
 		}
 	}
+	// The curve is also a report (load_curve), archived and shared like any run.
+	rb, err := os.ReadFile(filepath.Join(out, fileReport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := report.Decode(rb, report.DefaultLimits)
+	if err != nil {
+		t.Fatalf("load-curve report.json: %v", err)
+	}
+	if rep.LoadCurve == nil || len(rep.LoadCurve.Levels) != 2 || rep.LoadCurve.Levels[0].Sessions != 1 || rep.LoadCurve.Levels[1].Sessions != 2 ||
+		rep.LoadCurve.Levels[1].Responses != lc.Levels[1].Responses || !rep.Complete {
+		t.Errorf("report load_curve %+v complete %v, want the 2 levels of loadcurve.json", rep.LoadCurve, rep.Complete)
+	}
+	// 1 + 2 sessions plus one joiner per level, all in the metrics.
+	if n := len(rep.Metrics.Sessions); n != 5 {
+		t.Errorf("report has %d session entries, want 5 (1+1 and 2+1 with joiners)", n)
+	}
 
 	probeFile := filepath.Join(dir, "probes.json")
 	if err := os.WriteFile(probeFile, []byte(`[{"kind":"interruption","clip":"builtin:math","offset_s":3.4},{"kind":"noise","clip":"noise","offset_s":1,"duration_s":0.3}]`), 0o644); err != nil {
