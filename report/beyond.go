@@ -143,3 +143,25 @@ func (c *checker) beyond(r *Report) {
 		}
 	}
 }
+
+// mergeBeyond pools a shard's turn-taking cases (cards recomputed from the
+// pooled cases: never averaged averages) and probes into out; the first
+// shard's load curve is kept.
+func mergeBeyond(out, s *Report) {
+	out.Probes = append(out.Probes, s.Probes...)
+	if out.LoadCurve == nil {
+		out.LoadCurve = s.LoadCurve
+	}
+	if s.TurnTaking == nil {
+		return
+	}
+	if out.TurnTaking == nil {
+		out.TurnTaking = &TurnTaking{Rule: s.TurnTaking.Rule, Clock: s.TurnTaking.Clock}
+	}
+	out.TurnTaking.Cases = append(out.TurnTaking.Cases, s.TurnTaking.Cases...)
+	results := make([]turntaking.CaseResult, len(out.TurnTaking.Cases))
+	for i, c := range out.TurnTaking.Cases {
+		results[i] = turntaking.CaseResult{ID: c.ID, Category: turntaking.Category(c.Category), TookTurn: c.TookTurn, OnsetMs: c.OnsetMs, LatencyMs: c.LatencyMs}
+	}
+	out.TurnTaking.Scores = turntaking.Cards(results)
+}

@@ -236,6 +236,7 @@ func MergeShards(shards []*Report) (*Report, []int, error) {
 		out.Sessions = append(out.Sessions, s.Sessions...)
 		out.Warnings = append(out.Warnings, s.Warnings...)
 		out.Attachments = append(out.Attachments, s.Attachments...)
+		mergeBeyond(out, s)
 		out.Run.Concurrency += s.Run.Concurrency
 		if s.Run.StartedAt != "" && (out.Run.StartedAt == "" || s.Run.StartedAt < out.Run.StartedAt) {
 			out.Run.StartedAt = s.Run.StartedAt

@@ -319,3 +319,37 @@ func TestFinishWarnings(t *testing.T) {
 		t.Error("report with an incomplete session is complete")
 	}
 }
+
+// TestMergeShardsTurnTaking: turn-taking cases pool across shards and the
+// cards are recomputed from them (TOR 1/2, latency mean over the one
+// takeover), probes are concatenated.
+func TestMergeShardsTurnTaking(t *testing.T) {
+	a, b := shard(t, 1, 2, "s1", 100), shard(t, 2, 2, "s2", 200)
+	tcase := func(took bool, lat float64) report.TurnTakingCase {
+		c := report.TurnTakingCase{SampleID: "x", Split: "turntaking", ID: "p", Category: "pause", AnchorSource: "vad", TookTurn: took}
+		if took {
+			c.OnsetMs, c.LatencyMs = f64(1000+lat), f64(lat)
+		}
+		return c
+	}
+	a.TurnTaking = &report.TurnTaking{Rule: "energy", Clock: "trace", Cases: []report.TurnTakingCase{tcase(true, 300)}}
+	b.TurnTaking = &report.TurnTaking{Rule: "energy", Clock: "trace", Cases: []report.TurnTakingCase{tcase(false, 0)}}
+	b.Probes = []report.Probe{{Kind: "noise", Clip: "noise", Clock: "c"}}
+	m, _, err := report.MergeShards([]*report.Report{b, a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TurnTaking == nil || len(m.TurnTaking.Cases) != 2 || len(m.TurnTaking.Scores) != 1 {
+		t.Fatalf("merged turn_taking %+v", m.TurnTaking)
+	}
+	c := m.TurnTaking.Scores[0]
+	if c.Cases != 2 || c.Takeovers != 1 || *c.TOR != 0.5 || c.LatencyCount != 1 || *c.LatencyMeanMs != 300 || !c.LowerIsBetter {
+		t.Errorf("merged card %+v", c)
+	}
+	if len(m.Probes) != 1 {
+		t.Errorf("merged probes %+v", m.Probes)
+	}
+	if err := report.Validate(m, report.DefaultLimits); err != nil {
+		t.Errorf("merged report invalid: %v", err)
+	}
+}

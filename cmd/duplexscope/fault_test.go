@@ -332,7 +332,10 @@ var faultCases = []faultCase{
 				t.Fatalf("response %s: %d audio deltas received, %d emitted: want ≥ 3, equal", id, len(client), len(server))
 			}
 			span, gap := client[len(client)-1]-client[1], client[1]-client[0]
-			if gap < burst-20 || span > 20 {
+			// The burst arrives together: its spread is small against the
+			// hold-back gap (loose bound: -race on a loaded 2-core box
+			// spread a 3-frame burst over 23 ms).
+			if gap < burst-20 || 10*span > gap {
 				t.Errorf("response %s: client first→second delta %.1f ms, packets 2…N span %.1f ms: want one burst ≥ %.0f ms late", id, gap, span, burst)
 			}
 			if r.RTF == nil || r.AudioDurationMs == nil || *r.RTF**r.AudioDurationMs < burst-20 {
