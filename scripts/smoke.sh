@@ -9,3 +9,5 @@ go test -tags soak -count=1 -timeout 5m -run TestSoak ./session/ -soak.duration=
 echo "bench: one iteration of every benchmark"
 go test -run='^$' -bench=. -benchtime=1x -count=1 ./... >/tmp/bench-smoke.log 2>&1 || { cat /tmp/bench-smoke.log; exit 1; }
 grep -c '^Benchmark' /tmp/bench-smoke.log | sed 's/^/bench: benchmarks run: /'
+echo "bench: quick run of the make-bench harness"
+go run ./bench/cmd/bench -quick -out /tmp/BENCHMARKS.quick.md
