@@ -39,7 +39,7 @@ func main() {
 	quick := flag.Bool("quick", false, "smoke run: seconds instead of minutes")
 	only := flag.String("only", "", "comma list of groups to run (speed,browser,fidelity,pacing,capacity); default all")
 	chromium := flag.String("chromium", "/usr/bin/chromium", "headless chromium binary")
-	budget := flag.Duration("budget", 22*time.Minute, "capacity steps stop starting when the run has used this much")
+	budget := flag.Duration("budget", 24*time.Minute, "time budget of the whole run: capacity steps stop starting when what is left is the pacing run")
 	pacing := flag.Duration("pacing", 0, "override: native pacing run length (full: 10m)")
 	browserSession := flag.Duration("browser-session", 0, "override: browser session length, transport=browser (full: 2m)")
 	capStep := flag.Duration("capacity-step", 0, "override: input per session per capacity step (full: 20s)")
@@ -84,6 +84,10 @@ func main() {
 		}
 	}
 	run := func(g string) bool { return len(want) == 0 || want[g] }
+	if run("pacing") {
+		// Capacity runs before the fixed-length pacing run: leave it room.
+		cfg.Deadline = cfg.Deadline.Add(-cfg.PacingNative - 30*time.Second)
+	}
 	cmd := "go run ./bench/cmd/bench " + strings.Join(os.Args[1:], " ")
 	doc := &bench.Doc{Machine: bench.DetectMachine(cfg.Chromium), Quick: cfg.Quick, Command: strings.TrimSpace(cmd)}
 	sh := &bench.Shared{}
@@ -94,8 +98,8 @@ func main() {
 		{"fidelity", bench.FidelityGroup},
 		{"browser", bench.BrowserGroup},
 		{"speed", bench.SpeedGroup},
-		{"pacing", bench.PacingGroup},
-		{"capacity", bench.CapacityGroup}, // last: its steps stop at -budget
+		{"capacity", bench.CapacityGroup}, // its steps stop starting at -budget minus the pacing run
+		{"pacing", bench.PacingGroup},     // fixed length: last
 	}
 	failed := 0
 	for _, g := range groups {
