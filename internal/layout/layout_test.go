@@ -29,7 +29,7 @@ var rules = []rule{
 	{"session", []string{"trace", "protocol", "audio", "github.com/coder/websocket"}},
 	{"dataset", []string{"audio"}},
 	{"chart", []string{"metrics", "trace", "report", "github.com/go-echarts/go-echarts/v2"}},
-	{"report", []string{"metrics", "trace", "protocol"}},
+	{"report", []string{"metrics", "trace", "protocol", "turntaking"}},
 }
 
 // goApp may only be imported by app/, cmd/wasm and the go-app hello-world
