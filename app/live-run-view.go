@@ -67,6 +67,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	}
 	in.Log = append([]logRow(nil), rows...)
 	in.Probes = r.probeViewsLocked()
+	in.TurnTaking = r.tt
 	snap := buildView(in)
 	if r.final == nil && in.Reuse == nil {
 		r.cache = &viewCache{snap: snap}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duplexscope/duplexscope/report"
 	"math"
 	"strings"
 	"sync"
@@ -111,6 +112,9 @@ type liveRun struct {
 	cachePlayed    int
 	visibilityFunc app.Func
 	probes         []*probe
+	tt             *report.TurnTaking // derived turn-taking, recomputed at most every ttEveryMs
+	ttAtMs         float64
+	ttBusy         bool
 	probePCM       []byte
 	probeOffsets   []float64
 	notes          []map[string]any // wire-log annotations to add (off the lock)
@@ -255,6 +259,7 @@ func (r *liveRun) afterSend(f inputFrame) {
 	if due {
 		go r.injectProbe("interruption")
 	}
+	r.maybeScoreTT(sentAt)
 	if (dur > 0 && sent >= dur*1000) || (dur <= 0 && clipDone) {
 		r.stop()
 	}
@@ -335,7 +340,9 @@ func (r *liveRun) finish() {
 		tr = res.Trace
 	}
 	final := metrics.ScoreSession(*tr)
+	tt := derivedTurnTaking(tr, r.probeOnsets(), "")
 	r.mu.Lock()
+	r.tt = tt
 	r.result = res
 	r.final = &final
 	if sessErr != nil && r.err == nil {

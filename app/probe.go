@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/duplexscope/duplexscope/chart"
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/report"
 )
 
 // probe is one injected barge-in probe (issue 11): a clip mixed into the
@@ -138,10 +140,13 @@ func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
 func (r *liveRun) probeDrainedLocked(id string) {
 	for _, p := range r.probes {
 		if p.ResponseID == id && p.OnsetMs > 0 && p.StopMs == 0 && p.Outcome == "" {
-			p.Outcome = "kept talking (played to the end)"
+			p.Outcome = probeKeptTalking
 		}
 	}
 }
+
+// probeKeptTalking is the outcome of a probe the model talked through.
+const probeKeptTalking = "kept talking (played to the end)"
 
 // probeCreatedLocked records the model's next turn after a probe.
 func (r *liveRun) probeCreatedLocked(tMs float64) {
@@ -167,6 +172,49 @@ func (r *liveRun) probeViewsLocked() []probeView {
 			v.Resume = fmt.Sprintf("+%.0f ms", p.ResumeMs-p.OnsetMs)
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// probeClock labels the page's probe numbers: onset on the client send
+// clock, stop on the playback clock, next response on the receive clock
+// (all performance.now ms, so differences are meaningful).
+const probeClock = "page: onset = client send clock, stop = playback clock, next response = client receive clock (performance.now ms)"
+
+// probeReports converts the page's probes to report.Probe with the
+// meanings of session.ProbeResult. Probes never sent are left out: they
+// have no onset. CommittedMs is not known on the page (nil).
+func probeReports(ps []probe, streamStartMs float64, receivedMs map[string]float64, sid string) []report.Probe {
+	var out []report.Probe
+	for _, p := range ps {
+		if p.OnsetMs == 0 {
+			continue
+		}
+		rp := report.Probe{SessionID: sid, Kind: p.Kind, Clip: "builtin:first", OffsetS: metrics.Round((p.OnsetMs-streamStartMs)/1000, 3),
+			OnsetMs: metrics.Round(p.OnsetMs, 3), ActiveResponseID: p.ResponseID, Clock: probeClock}
+		if p.ResponseID != "" {
+			if ms, ok := receivedMs[p.ResponseID]; ok {
+				ms = metrics.Round(ms, 3)
+				rp.ReceivedMs = &ms
+			}
+			switch {
+			case p.StopMs > 0:
+				rp.StoppedBy = "cleared"
+				lat, played := metrics.Round(p.StopMs-p.OnsetMs, 3), p.PlayedMs
+				rp.StopLatencyMs, rp.PlayedMs = &lat, &played
+			case p.Outcome == probeKeptTalking:
+				rp.StoppedBy = "ended"
+			}
+		}
+		if p.ResumeMs > 0 {
+			next := metrics.Round(p.ResumeMs-p.OnsetMs, 3)
+			rp.NextResponseMs = &next
+			if p.StopMs > 0 && p.ResumeMs >= p.StopMs {
+				res := metrics.Round(p.ResumeMs-p.StopMs, 3)
+				rp.ResumeAfterMs = &res
+			}
+		}
+		out = append(out, rp)
 	}
 	return out
 }

@@ -46,6 +46,11 @@ type saveInput struct {
 	Error     string
 	StartedAt time.Time
 	UserAgent string
+	// Probes are copies of the run's barge-in probes; StreamStartMs places
+	// their offsets; ReceivedMs is the audio received per response (ms).
+	Probes        []probe
+	StreamStartMs float64
+	ReceivedMs    map[string]float64
 }
 
 // buildSaveInput collects the finished run (r.mu not held).
@@ -67,6 +72,18 @@ func (r *liveRun) buildSaveInput(tr *trace.Session) saveInput {
 		for _, c := range rs.Audio {
 			in.OutputPCM = append(in.OutputPCM, c.PCM...)
 		}
+	}
+	in.StreamStartMs = r.streamStartMs
+	in.ReceivedMs = map[string]float64{}
+	for id, rs := range r.resp {
+		n := 0
+		for _, c := range rs.Audio {
+			n += len(c.PCM)
+		}
+		in.ReceivedMs[id] = float64(n) / 48 // 24 kHz PCM16: 48 bytes per ms
+	}
+	for _, p := range r.probes {
+		in.Probes = append(in.Probes, *p)
 	}
 	snap := r.snapshotLocked()
 	in.Warnings = snap.Warnings
@@ -152,6 +169,15 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 			add("output.wav", report.AttachOutputAudio, "audio/wav", b.Bytes())
 		}
 	}
+	rep.Probes = probeReports(in.Probes, in.StreamStartMs, in.ReceivedMs, sid)
+	var onsets []float64
+	for _, p := range in.Probes {
+		if p.OnsetMs > 0 {
+			onsets = append(onsets, p.OnsetMs)
+		}
+	}
+	// Derived cases only: the page does not load per-clip labels yet.
+	rep.TurnTaking = derivedTurnTaking(in.Trace, onsets, sid)
 	rep.Warnings = reportWarnings(in.Warnings, sid)
 	report.Finish(rep)
 	return rep, blobs, nil

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/duplexscope/duplexscope/report"
 	"math"
 	"strconv"
 
@@ -25,6 +26,7 @@ type liveSnapshot struct {
 	Share                shareInfo
 	Responses            int
 	Probes               []probeView
+	TurnTaking           *report.TurnTaking
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
@@ -75,6 +77,7 @@ type viewInput struct {
 	Log                  []logRow
 	Share                shareInfo
 	Probes               []probeView
+	TurnTaking           *report.TurnTaking
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
@@ -111,7 +114,7 @@ func buildView(in viewInput) *liveSnapshot {
 	s := &liveSnapshot{
 		Phase: in.Phase, Status: in.Status, Error: in.Error, SessionID: in.SessionID, Final: in.Final,
 		Charts: map[chart.Metric]chartData{}, Pacing: in.Pacing, InLevel: in.InLevel, OutLevel: in.OutLevel,
-		Log: in.Log, Share: in.Share, SentS: in.SentS, Probes: in.Probes, InputRate: in.InputRate, OutputRate: in.OutputRate,
+		Log: in.Log, Share: in.Share, SentS: in.SentS, Probes: in.Probes, TurnTaking: in.TurnTaking, InputRate: in.InputRate, OutputRate: in.OutputRate,
 	}
 	pts := map[chart.Metric][]chart.Point{}
 	var steps []chart.Step
