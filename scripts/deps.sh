@@ -10,6 +10,7 @@ case "${1:-test}" in
     need chromium chromium
     [ -x "$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1)" ] || want+=(postgresql)
     need node nodejs
+    need ffmpeg ffmpeg
     ;;
 esac
 if [ ${#want[@]} -gt 0 ]; then
