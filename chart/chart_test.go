@@ -3,11 +3,14 @@ package chart
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duplexscope/duplexscope/internal/golden"
+	"github.com/duplexscope/duplexscope/loadcurve"
 )
 
 func f(v float64) *float64 { return &v }
@@ -211,4 +214,75 @@ func TestTimelineEnvelopeDropsAcrossSilence(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
+}
+
+// TestLoadCurveOptions: one x category per level ("running" until every
+// session reported), TTFP series named with their clock, null points for
+// levels without a value, RTF and underruns on their own axes.
+func TestLoadCurveOptions(t *testing.T) {
+	t.Parallel()
+	levels := []loadcurve.Level{
+		{Sessions: 1, Reported: 2, Responses: 3, TTFPP50Ms: f(210), TTFPP99Ms: f(260), TTFPOrigin: loadcurve.OriginServer, RTFP50: f(0.25),
+			JoinTTFPMs: f(230), JoinTTFPOrigin: loadcurve.OriginServer},
+		{Sessions: 4, Reported: 5, Responses: 9, TTFPP50Ms: f(340), TTFPP99Ms: f(720.5), TTFPOrigin: loadcurve.OriginServer, RTFP50: f(0.5), Underruns: 2,
+			JoinTTFPMs: f(610), JoinTTFPOrigin: loadcurve.OriginServer},
+		{Sessions: 16, Reported: 3, Responses: 2, TTFPP50Ms: f(900), TTFPP99Ms: f(950), TTFPOrigin: loadcurve.OriginServer},
+	}
+	b, err := LoadCurveOptions(levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		XAxis []struct {
+			Data []string `json:"data"`
+		} `json:"xAxis"`
+		YAxis  []json.RawMessage `json:"yAxis"`
+		Series []struct {
+			Name       string `json:"name"`
+			Type       string `json:"type"`
+			YAxisIndex int    `json:"yAxisIndex"`
+			Data       []struct {
+				Value any `json:"value"`
+			} `json:"data"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(o.XAxis[0].Data); got != "[1 4 16 (running)]" {
+		t.Errorf("x categories %s", got)
+	}
+	if len(o.YAxis) != 3 {
+		t.Errorf("%d y axes, want 3 (ms, RTF, underruns)", len(o.YAxis))
+	}
+	want := map[string]struct {
+		typ    string
+		axis   int
+		values string
+	}{
+		"TTFP p50 (server clock)":              {"line", 0, "[210 340 900]"},
+		"TTFP p99 (server clock)":              {"line", 0, "[260 720.5 950]"},
+		"join under load: TTFP (server clock)": {"line", 0, "[230 610 -]"},
+		LoadRTF:                                {"line", 1, "[0.25 0.5 -]"},
+		LoadUnderruns:                          {"bar", 2, "[0 2 0]"},
+	}
+	for _, s := range o.Series {
+		w, ok := want[s.Name]
+		if !ok {
+			t.Errorf("unexpected series %q", s.Name)
+			continue
+		}
+		delete(want, s.Name)
+		var vals []string
+		for _, d := range s.Data {
+			vals = append(vals, fmt.Sprint(d.Value))
+		}
+		if got := "[" + strings.Join(vals, " ") + "]"; s.Type != w.typ || s.YAxisIndex != w.axis || got != w.values {
+			t.Errorf("%s: %s axis %d values %s, want %s axis %d values %s", s.Name, s.Type, s.YAxisIndex, got, w.typ, w.axis, w.values)
+		}
+	}
+	for name := range want {
+		t.Errorf("series %q missing", name)
+	}
+	golden.Check(t, "json", indent(t, b))
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/turntaking"
 )
 
@@ -59,35 +60,23 @@ type Probe struct {
 	Clock            string   `json:"clock"`
 }
 
-// LoadCurve is a `duplexscope run --load-curve` result: one entry per
-// concurrency level.
+// LoadCurve is a load-curve result (`duplexscope run --load-curve`, the
+// /load page, or several runners of one run id): one entry per
+// concurrency level, recomputed from the pooled Sessions when present.
 type LoadCurve struct {
-	Clock  string      `json:"clock"`
-	Levels []LoadLevel `json:"levels"`
+	Clock string `json:"clock"`
+	// Requested are the levels asked for, in run order (absent in older reports).
+	Requested []int       `json:"requested,omitempty"`
+	Levels    []LoadLevel `json:"levels"`
+	// Sessions are what each session measured; shards pool them.
+	Sessions []LoadSession `json:"sessions,omitempty"`
 }
 
-// LoadLevel is one level of a load curve: N concurrent paced sessions plus
-// one that joins 1 s later (join_ttfp_ms).
-type LoadLevel struct {
-	Sessions       int      `json:"sessions"`
-	Failed         int      `json:"failed"`
-	Responses      int      `json:"responses"`
-	TTFPP50Ms      *float64 `json:"ttfp_p50_ms"`
-	TTFPP99Ms      *float64 `json:"ttfp_p99_ms"`
-	TTFPOrigin     string   `json:"ttfp_origin"`
-	RTFP50         *float64 `json:"rtf_p50"`
-	PacingLagP99Ms float64  `json:"pacing_lag_p99_ms"`
-	PacingLagMaxMs float64  `json:"pacing_lag_max_ms"`
-	Underruns      int      `json:"underruns"`
-	JoinTTFPMs     *float64 `json:"join_ttfp_ms"` // first response of the session that joined 1 s later
-	JoinTTFPOrigin string   `json:"join_ttfp_origin,omitempty"`
-	WallSeconds    float64  `json:"wall_s"`
-	// CPUSecondsPerSession is the runner process's CPU time over the level
-	// divided by its sessions; PeakHeapMiB the largest in-use heap sampled.
-	CPUSecondsPerSession float64  `json:"cpu_s_per_session"`
-	PeakHeapMiB          float64  `json:"peak_heap_mib"`
-	FailureMessages      []string `json:"failures,omitempty"`
-}
+// LoadLevel is one level of a load curve (package loadcurve).
+type LoadLevel = loadcurve.Level
+
+// LoadSession is one session of a load curve (package loadcurve).
+type LoadSession = loadcurve.Session
 
 var categories = []string{string(turntaking.Pause), string(turntaking.Backchannel), string(turntaking.TurnEnd), string(turntaking.Interruption)}
 
@@ -141,17 +130,29 @@ func (c *checker) beyond(r *Report) {
 			c.num(p+".rtf_p50", l.RTFP50, true)
 			c.num(p+".join_ttfp_ms", l.JoinTTFPMs, false)
 		}
+		for i, ls := range lc.Sessions {
+			p := fmt.Sprintf("load_curve.sessions[%d]", i)
+			if ls.Level < 1 || ls.Level > loadcurve.MaxLevel || ls.Index < 0 || ls.Index > ls.Level || ls.Underruns < 0 {
+				c.add(p, "need 1 ≤ level ≤ 4096, 0 ≤ index ≤ level, underruns ≥ 0")
+			}
+			c.str(p+".runner", ls.Runner, 256, false)
+			c.str(p+".session_id", ls.SessionID, 256, false)
+			c.str(p+".error", ls.Error, 4096, false)
+			for j, r := range ls.Responses {
+				q := fmt.Sprintf("%s.responses[%d]", p, j)
+				c.enum(q+".ttfp_clock", r.TTFPClock, "server", "client_receive")
+				c.num(q+".rtf", r.RTF, true)
+			}
+		}
 	}
 }
 
 // mergeBeyond pools a shard's turn-taking cases (cards recomputed from the
-// pooled cases: never averaged averages) and probes into out; the first
-// shard's load curve is kept.
+// pooled cases: never averaged averages), probes and load-curve sessions
+// into out.
 func mergeBeyond(out, s *Report) {
 	out.Probes = append(out.Probes, s.Probes...)
-	if out.LoadCurve == nil {
-		out.LoadCurve = s.LoadCurve
-	}
+	mergeLoadCurve(out, s.LoadCurve)
 	if s.TurnTaking == nil {
 		return
 	}
@@ -164,4 +165,54 @@ func mergeBeyond(out, s *Report) {
 		results[i] = turntaking.CaseResult{ID: c.ID, Category: turntaking.Category(c.Category), TookTurn: c.TookTurn, OnsetMs: c.OnsetMs, LatencyMs: c.LatencyMs}
 	}
 	out.TurnTaking.Scores = turntaking.Cards(results)
+}
+
+// mergeLoadCurve pools lc's sessions into out's curve and recomputes its
+// levels from them: the curve of several runners is the curve of all their
+// sessions. Runner resources pool as the slowest wall time, the largest
+// heap and the session-weighted CPU per session. Curves without sessions
+// (older reports) cannot be pooled: the first one is kept.
+func mergeLoadCurve(out *Report, lc *LoadCurve) {
+	if lc == nil {
+		return
+	}
+	if out.LoadCurve == nil {
+		cp := *lc
+		cp.Levels = append([]LoadLevel(nil), lc.Levels...)
+		cp.Sessions = append([]LoadSession(nil), lc.Sessions...)
+		out.LoadCurve = &cp
+		return
+	}
+	o := out.LoadCurve
+	if len(o.Sessions) == 0 || len(lc.Sessions) == 0 {
+		return
+	}
+	prev := map[int]LoadLevel{}
+	for _, l := range o.Levels {
+		prev[l.Sessions] = l
+	}
+	o.Sessions = append(o.Sessions, lc.Sessions...)
+	if len(o.Requested) == 0 {
+		o.Requested = lc.Requested
+	}
+	levels := o.Requested
+	if len(levels) == 0 {
+		for _, l := range o.Levels {
+			levels = append(levels, l.Sessions)
+		}
+	}
+	add := map[int]LoadLevel{}
+	for _, l := range lc.Levels {
+		add[l.Sessions] = l
+	}
+	o.Levels = loadcurve.Curve(levels, o.Sessions)
+	for i := range o.Levels {
+		l := &o.Levels[i]
+		a, b := prev[l.Sessions], add[l.Sessions]
+		l.WallSeconds = max(a.WallSeconds, b.WallSeconds)
+		l.PeakHeapMiB = max(a.PeakHeapMiB, b.PeakHeapMiB)
+		if n := a.Reported + b.Reported; n > 0 {
+			l.CPUSecondsPerSession = (a.CPUSecondsPerSession*float64(a.Reported) + b.CPUSecondsPerSession*float64(b.Reported)) / float64(n)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/google/go-cmp/cmp"
 )
@@ -77,6 +78,8 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		{"probe", props(s.Defs["probe"].Properties), report.Probe{}},
 		{"loadCurve", props(s.Defs["loadCurve"].Properties), report.LoadCurve{}},
 		{"loadLevel", props(s.Defs["loadLevel"].Properties), report.LoadLevel{}},
+		{"loadSession", props(s.Defs["loadSession"].Properties), report.LoadSession{}},
+		{"loadResponse", props(s.Defs["loadResponse"].Properties), loadcurve.Response{}},
 	}
 	for _, tc := range cases {
 		if diff := cmp.Diff(tc.schema, jsonNames(reflect.TypeOf(tc.typ))); diff != "" {

@@ -112,6 +112,8 @@ func uploadKind(r *http.Request) string {
 		return "import"
 	case strings.Contains(r.URL.Path, "/attachments/"):
 		return "attachment"
+	case strings.HasPrefix(r.URL.Path, "/api/loadruns/"):
+		return "loadrun"
 	}
 	return "report"
 }

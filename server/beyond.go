@@ -23,7 +23,7 @@ type ttCardView struct{ Category, TOR, Fraction, Better, Latency string }
 
 type probeView struct{ Session, Kind, Clip, Offset, StoppedBy, Stop, Played, Committed, Received, Resume string }
 
-type loadView struct{ Sessions, Responses, TTFPP50, TTFPP99, Origin, Join, RTF, Underruns, Failed string }
+type loadView struct{ Sessions, Reported, Responses, TTFPP50, TTFPP99, Origin, Join, RTF, Lag, Underruns, Failed string }
 
 func fmtInt(v *int) string {
 	if v == nil {
@@ -59,9 +59,13 @@ func beyondFor(r *report.Report) beyondView {
 	if lc := r.LoadCurve; lc != nil {
 		b.LoadClock = lc.Clock
 		for _, l := range lc.Levels {
-			b.Levels = append(b.Levels, loadView{Sessions: fmt.Sprint(l.Sessions), Responses: fmt.Sprint(l.Responses),
+			rep := "—" // reports from before sessions were kept
+			if l.Reported > 0 {
+				rep = fmt.Sprintf("%d of %d", l.Reported, l.Sessions+1)
+			}
+			b.Levels = append(b.Levels, loadView{Sessions: fmt.Sprint(l.Sessions), Reported: rep, Responses: fmt.Sprint(l.Responses),
 				TTFPP50: fmtMs(l.TTFPP50Ms), TTFPP99: fmtMs(l.TTFPP99Ms), Origin: l.TTFPOrigin, Join: fmtMs(l.JoinTTFPMs),
-				RTF: fmtRTF(l.RTFP50), Underruns: fmt.Sprint(l.Underruns), Failed: fmt.Sprint(l.Failed)})
+				RTF: fmtRTF(l.RTFP50), Lag: fmtMs(&l.PacingLagP99Ms), Underruns: fmt.Sprint(l.Underruns), Failed: fmt.Sprint(l.Failed)})
 		}
 	}
 	return b

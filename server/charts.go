@@ -12,6 +12,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/report"
 )
 
@@ -217,4 +218,18 @@ func distributionChart(id, metric string, names []string, values [][]float64) ch
 		points += len(vs)
 	}
 	return chartView{ID: id, Title: fmt.Sprintf("Distribution of %s", metric), Points: points, JSON: optionJSON(c)}
+}
+
+// loadChart is the load curve of a report (the chart package's builder,
+// the same option the /load page draws live).
+func loadChart(id string, r *report.Report) (chartView, bool) {
+	if r.LoadCurve == nil || len(r.LoadCurve.Levels) == 0 {
+		return chartView{}, false
+	}
+	b, err := chart.LoadCurveOptions(r.LoadCurve.Levels)
+	if err != nil {
+		return chartView{}, false
+	}
+	n, _ := strconv.Atoi(chart.LoadPoints(r.LoadCurve.Levels))
+	return chartView{ID: id, Title: "Load curve: concurrent sessions vs TTFP p50/p99, join-under-load TTFP, RTF, underruns", Points: n, JSON: template.JS(b)}, true
 }

@@ -111,6 +111,9 @@ func reportPage(r *report.Report, heading string) *page {
 	if len(r.Metrics.Requests) > 0 {
 		p.Charts = []chartView{latencyChart("chart-latency", r), rtfChart("chart-rtf", r), waterfallChart("chart-timeline", r)}
 	}
+	if c, ok := loadChart("chart-load", r); ok {
+		p.Charts = append(p.Charts, c)
+	}
 	return p
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -76,6 +77,11 @@ type Server struct {
 	capKey  []byte
 	cache   *reportCache
 
+	loads *loadrun.Hub
+	// closing is cancelled by Close (releases load-run barrier waiters).
+	closing    context.Context
+	endClosing context.CancelFunc
+
 	mu      sync.Mutex
 	proxies map[*proxyConn]struct{}
 	closed  bool
@@ -133,7 +139,9 @@ func New(cfg Config) (*Server, error) {
 		capKey:  capabilityKey(cfg.WriteToken),
 		proxies: map[*proxyConn]struct{}{},
 		cache:   newReportCache(cfg.CachedReports),
+		loads:   loadrun.NewHub(cfg.Now),
 	}
+	s.closing, s.endClosing = context.WithCancel(context.Background())
 	s.routes()
 	return s, nil
 }
@@ -149,6 +157,9 @@ func (s *Server) routes() {
 	h("PUT /api/reports/{id}/attachments/{name}", s.write(s.handlePutAttachment))
 	h("GET /api/reports/{id}/attachments/{name}", s.handleGetAttachment)
 	h("GET /api/runs/{run}", s.handleGetRun)
+	h("POST /api/loadruns/{run}/ready", s.write(s.handleLoadReady))
+	h("POST /api/loadruns/{run}/sessions", s.write(s.handleLoadSessions))
+	h("GET /api/loadruns/{run}", s.handleLoadStatus)
 	h("GET /r/{id}", s.handleSharePage)
 	h("GET /runs/{run}", s.handleRunPage)
 	h("GET /compare", s.handleCompare)
@@ -209,6 +220,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close ends open websocket proxy sessions and waits for them; call it
 // after http.Server.Shutdown (which waits for in-flight uploads).
 func (s *Server) Close() error {
+	s.endClosing()
 	s.mu.Lock()
 	s.closed = true
 	for p := range s.proxies {

@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	rtmetrics "runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
@@ -87,9 +87,14 @@ Flags:
                        "clip": WAV path (relative to FILE) | "builtin:SAMPLE_ID" | "noise", "offset_s": S,
                        "gain": G (default 1), "duration_s": D (noise only, default 1)}
   --load-curve LIST    load-curve mode: for each N in LIST (e.g. 1,2,4,8,16) run N concurrent paced sessions
-                       plus one session joining 1 s later; writes OUT/loadcurve.json (TTFP p50/p99 with origin,
-                       RTF, pacing lag, underruns per N) and OUT/report.json (load_curve + the sessions'
-                       metrics; --upload shares it) instead of the dataset run files
+                       plus one session joining --join-after later; writes OUT/loadcurve.json (TTFP p50/p99 with
+                       origin, RTF, pacing lag, underruns per N, and every session's numbers) and OUT/report.json
+                       (load_curve + the sessions' metrics; --upload shares it) instead of the dataset run files.
+                       With --run-id R --upload URL the levels are reported live to URL (/load?run_id=R shows
+                       them); adding --shard i/n makes this one of n runners: level N's sessions k with
+                       k mod n = i-1 run here, each level starts when all n runners are ready, shard 1 runs
+                       the joiner, and the archive pools the n shard reports into one curve (/runs/R)
+  --join-after DUR     load curve: delay of the joining session (default 1s)
 
 Exit status: 0 every session completed; 1 at least one session failed (a
 summary of which and why is printed; results are still written); 2 bad usage
@@ -112,9 +117,10 @@ type runOptions struct {
 	RunID                                 string
 	ShardIndex, ShardCount                int
 	Progress                              bool
-	ServerVAD                             bool   // --turn-detection server_vad
-	Probe                                 string // --probe FILE
-	LoadCurve                             string // --load-curve 1,2,4,8,16
+	ServerVAD                             bool          // --turn-detection server_vad
+	Probe                                 string        // --probe FILE
+	LoadCurve                             string        // --load-curve 1,2,4,8,16
+	JoinAfter                             time.Duration // --join-after (load curve)
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -166,6 +172,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.BoolVar(&o.Progress, "progress", true, "show a progress bar")
 	fs.StringVar(&o.Probe, "probe", "", "JSON list of {kind, clip, offset_s} probes to inject")
 	fs.StringVar(&o.LoadCurve, "load-curve", "", "comma list of concurrency levels (e.g. 1,2,4,8,16)")
+	fs.DurationVar(&o.JoinAfter, "join-after", time.Second, "load curve: the joining session starts this long after the level's others")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -188,6 +195,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("run: --frame-ms %d, want 10…10000 (200, 80 or 1000 as the references use)", o.FrameMs)
 	case o.Limit < 0:
 		return nil, fmt.Errorf("run: --limit %d, want ≥ 0", o.Limit)
+	case o.JoinAfter < 0:
+		return nil, fmt.Errorf("run: --join-after %v, want ≥ 0", o.JoinAfter)
 	}
 	switch *td {
 	case "none":
@@ -382,7 +391,7 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 	if len(samples) == 0 {
 		return nil, &exitError{code: 2, err: fmt.Errorf("run: dataset %s has no samples (split %q)", o.Dataset, o.Split)}
 	}
-	if o.ShardCount > 0 {
+	if o.ShardCount > 0 && o.LoadCurve == "" { // load-curve shards split sessions, not samples
 		var mine []dataset.Sample
 		for k, s := range samples {
 			if k%o.ShardCount == o.ShardIndex-1 {
@@ -399,9 +408,12 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 	}
 	var levels []int
 	if o.LoadCurve != "" {
-		if levels, err = parseLevels(o.LoadCurve); err != nil {
+		if levels, err = loadcurve.ParseLevels(o.LoadCurve); err != nil {
 			return nil, &exitError{code: 2, err: fmt.Errorf("run: --load-curve: %w", err)}
 		}
+	}
+	if len(levels) > 0 && o.ShardCount > 0 && o.Upload == "" {
+		return nil, &exitError{code: 2, err: errors.New("run: --load-curve with --shard needs --upload SERVER_URL: the server starts each level on every runner at once")}
 	}
 	if err := prepareOut(o); err != nil {
 		return nil, err
@@ -1032,224 +1044,4 @@ func loadProbes(path string) ([]session.Probe, error) {
 		return nil, fmt.Errorf("%s: no probes", path)
 	}
 	return out, nil
-}
-
-// parseLevels parses --load-curve "1,2,4,8,16".
-func parseLevels(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 4096 {
-			return nil, fmt.Errorf("level %q, want an integer 1…4096", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-// loadLevel is one concurrency level of the load curve.
-// loadLevel is one level of a load curve (report.LoadLevel).
-type loadLevel = report.LoadLevel
-
-// runLoadCurve runs, for each level N, N concurrent paced sessions (dataset
-// samples in turn) plus one that joins 1 s after them, and writes
-// OUT/loadcurve.json.
-func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, dopts *dataset.Options, refAudio []byte, levels []int, stdout io.Writer) (*runSummary, error) {
-	pcms := make([][]byte, len(samples))
-	for i, s := range samples {
-		p, err := s.PCM(ctx, dopts)
-		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("run: %w", err)}
-		}
-		pcms[i] = p
-	}
-	sum := &runSummary{}
-	var out []loadLevel
-	var results []metrics.SessionResult
-	runStarted := time.Now()
-	for _, n := range levels {
-		started := time.Now()
-		cpu0 := cpuSeconds()
-		peak := &heapPeak{}
-		stopPeak := peak.sample(200 * time.Millisecond)
-		type res struct {
-			r   *session.Result
-			err error
-		}
-		all := make([]res, n+1)
-		var wg sync.WaitGroup
-		for i := 0; i <= n; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if i == n { // the joiner
-					select {
-					case <-time.After(time.Second):
-					case <-ctx.Done():
-						all[i].err = ctx.Err()
-						return
-					}
-				}
-				k := i % len(samples)
-				cfg := &session.Config{URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio, ServerVAD: o.ServerVAD, Settle: o.Settle,
-					CompletionTimeout: o.Timeout, SampleID: fmt.Sprintf("load%d-%d-%s", n, i, samples[k].SampleID), Split: "load"}
-				all[i].r, all[i].err = session.Run(ctx, cfg, pcms[k])
-			}()
-		}
-		wg.Wait()
-		stopPeak()
-		lv := loadLevel{Sessions: n, WallSeconds: time.Since(started).Seconds(),
-			CPUSecondsPerSession: (cpuSeconds() - cpu0) / float64(n+1), PeakHeapMiB: float64(peak.max) / (1 << 20)}
-		var ttfp, rtf []float64
-		var lags []time.Duration
-		server, client := 0, 0
-		for i, a := range all {
-			if a.err != nil {
-				lv.Failed++
-				lv.FailureMessages = append(lv.FailureMessages, a.err.Error())
-				sum.Failed = append(sum.Failed, runFailure{SampleID: fmt.Sprintf("load%d-%d", n, i), Split: "load", Error: a.err.Error()})
-			}
-			sum.Ran++
-			if a.r == nil {
-				continue
-			}
-			if b, err := json.Marshal(a.r.Trace); err == nil {
-				_ = writeFileAtomic(filepath.Join(o.Out, dirTraces, fmt.Sprintf("load-%d-%d.trace.json", n, i)), b)
-			}
-			for _, x := range responseExtras(a.r.Trace) {
-				lv.Underruns += x.Underruns
-			}
-			sr := metrics.ScoreSession(*a.r.Trace)
-			results = append(results, sr)
-			rows := sr.Rows
-			for _, row := range rows {
-				if row.Raw == nil {
-					continue
-				}
-				if row.Raw.TTFPClock == metrics.ClockServer {
-					server++
-				} else {
-					client++
-				}
-				if i == n {
-					if lv.JoinTTFPMs == nil {
-						lv.JoinTTFPMs, lv.JoinTTFPOrigin = ptrTo(row.Raw.TTFPMs), string(row.Raw.TTFPClock)
-					}
-					continue
-				}
-				ttfp = append(ttfp, row.Raw.TTFPMs)
-				if row.Raw.RTF != nil {
-					rtf = append(rtf, *row.Raw.RTF)
-				}
-			}
-			if i < n {
-				lags = append(lags, a.r.PacingLag...)
-			}
-		}
-		lv.Responses = len(ttfp)
-		if s := metrics.Summarize(ttfp, 3); s != nil {
-			lv.TTFPP50Ms, lv.TTFPP99Ms = ptrTo(s.P50), ptrTo(s.P99)
-		}
-		if s := metrics.Summarize(rtf, 6); s != nil {
-			lv.RTFP50 = ptrTo(s.P50)
-		}
-		switch {
-		case server > 0 && client == 0:
-			lv.TTFPOrigin = "server clock"
-		case server == 0:
-			lv.TTFPOrigin = "client receive clock"
-		default:
-			lv.TTFPOrigin = "mixed"
-		}
-		st := session.SummarizeLag(lags)
-		lv.PacingLagP99Ms, lv.PacingLagMaxMs = st.P99Ms, st.MaxMs
-		out = append(out, lv)
-		p := func(v *float64) string {
-			if v == nil {
-				return "–"
-			}
-			return strconv.FormatFloat(*v, 'f', 1, 64)
-		}
-		fmt.Fprintf(stdout, "load N=%-4d responses %-4d TTFP p50 %s p99 %s ms (%s)  join TTFP %s ms  RTF p50 %s  pacing lag p99 %.2f ms  underruns %d  failed %d  cpu %.3f s/session  heap %.1f MiB\n",
-			n, lv.Responses, p(lv.TTFPP50Ms), p(lv.TTFPP99Ms), lv.TTFPOrigin, p(lv.JoinTTFPMs), p(lv.RTFP50), lv.PacingLagP99Ms, lv.Underruns, lv.Failed, lv.CPUSecondsPerSession, lv.PeakHeapMiB)
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	b, _ := json.MarshalIndent(map[string]any{
-		"url": o.URL, "model": o.Model, "frame_ms": o.FrameMs, "dataset": o.Dataset,
-		"clock":  loadCurveClock,
-		"levels": out,
-	}, "", "  ")
-	if err := writeFileAtomic(filepath.Join(o.Out, "loadcurve.json"), append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	// report.json: the curve plus the metrics of every load session, so a
-	// load curve is archived and shared like any run (--upload).
-	rep, err := loadCurveReport(o, results, out, len(sum.Failed), runStarted)
-	if err != nil {
-		return nil, err
-	}
-	sum.Report = rep
-	rb, err := report.MarshalIndent(rep)
-	if err != nil {
-		return nil, fmt.Errorf("run: report: %w", err)
-	}
-	if err := writeFileAtomic(filepath.Join(o.Out, fileReport), rb); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	if o.Upload != "" {
-		u, err := uploadReport(ctx, o, rb)
-		if err != nil {
-			return sum, fmt.Errorf("run: upload: %w (results are in %s)", err, o.Out)
-		}
-		sum.ShareURL = u
-		fmt.Fprintf(stdout, "run: uploaded → %s\n", u)
-	}
-	return sum, nil
-}
-
-// cpuSeconds is the process's CPU time so far as the Go runtime accounts it.
-func cpuSeconds() float64 {
-	s := []rtmetrics.Sample{{Name: "/cpu/classes/total:cpu-seconds"}, {Name: "/cpu/classes/idle:cpu-seconds"}}
-	rtmetrics.Read(s)
-	var v float64
-	if s[0].Value.Kind() == rtmetrics.KindFloat64 {
-		v = s[0].Value.Float64()
-	}
-	if s[1].Value.Kind() == rtmetrics.KindFloat64 {
-		v -= s[1].Value.Float64()
-	}
-	return v
-}
-
-// heapPeak samples the in-use heap.
-type heapPeak struct {
-	mu  sync.Mutex
-	max uint64
-}
-
-func (h *heapPeak) sample(every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-			rtmetrics.Read(s)
-			if s[0].Value.Kind() == rtmetrics.KindUint64 {
-				h.mu.Lock()
-				h.max = max(h.max, s[0].Value.Uint64())
-				h.mu.Unlock()
-			}
-			select {
-			case <-t.C:
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }

@@ -6,11 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"runtime"
 	"strconv"
-	"time"
 
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/metrics"
@@ -122,42 +118,4 @@ func probeReport(rs []session.ProbeResult) []report.Probe {
 		})
 	}
 	return out
-}
-
-// loadCurveClock labels the load curve's numbers.
-const loadCurveClock = "TTFP: server clock when reported, else client receive clock; pacing lag: client send clock"
-
-// loadCurveReport builds report.json for a --load-curve run: the metrics
-// of every load session plus the curve.
-func loadCurveReport(o *runOptions, results []metrics.SessionResult, levels []report.LoadLevel, failed int, started time.Time) (*report.Report, error) {
-	dm := metrics.BuildReport(results)
-	mb, err := dm.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("run: metrics: %w", err)
-	}
-	host, _ := os.Hostname()
-	conc := 0
-	for _, l := range levels {
-		conc = max(conc, l.Sessions+1)
-	}
-	run := report.Run{
-		TargetURL: o.URL, Model: o.Model, FrameMs: o.FrameMs, Version: version, Client: report.ClientCLI,
-		Machine:     report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
-		Source:      report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
-		Concurrency: conc, RunID: o.RunID,
-		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
-	}
-	if u, err := url.Parse(o.URL); err == nil {
-		run.Profile = u.Query().Get("sim_profile")
-	}
-	rep, err := report.New(run, mb)
-	if err != nil {
-		return nil, fmt.Errorf("run: report: %w", err)
-	}
-	rep.LoadCurve = &report.LoadCurve{Clock: loadCurveClock, Levels: levels}
-	report.Finish(rep)
-	if failed > 0 {
-		rep.Complete = false
-	}
-	return rep, nil
 }

@@ -28,8 +28,9 @@ var rules = []rule{
 	{"turntaking", []string{"trace", "protocol", "metrics"}},
 	{"session", []string{"trace", "protocol", "audio", "github.com/coder/websocket"}},
 	{"dataset", []string{"audio"}},
-	{"chart", []string{"metrics", "trace", "report", "github.com/go-echarts/go-echarts/v2"}},
-	{"report", []string{"metrics", "trace", "protocol", "turntaking"}},
+	{"chart", []string{"metrics", "trace", "report", "loadcurve", "github.com/go-echarts/go-echarts/v2"}},
+	{"loadcurve", []string{"metrics", "trace", "protocol"}},
+	{"report", []string{"metrics", "trace", "protocol", "turntaking", "loadcurve"}},
 }
 
 // goApp may only be imported by app/, cmd/wasm and the go-app hello-world

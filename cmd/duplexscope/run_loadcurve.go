@@ -1,0 +1,282 @@
+//go:build !js
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	rtmetrics "runtime/metrics"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/loadrun"
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/session"
+)
+
+// loadRunWait bounds how long a runner waits for the others at a level.
+const loadRunWait = 10 * time.Minute
+
+// runLoadCurve runs, for each level N, this runner's share of N concurrent
+// paced sessions (dataset samples in turn) plus the one that joins
+// --join-after later, and writes OUT/loadcurve.json and OUT/report.json.
+// With --run-id and --upload the server's load run coordinates the
+// runners: a barrier starts each level, and every level's sessions are
+// reported for the live view.
+func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, dopts *dataset.Options, refAudio []byte, levels []int, stdout io.Writer) (*runSummary, error) {
+	pcms := make([][]byte, len(samples))
+	for i, s := range samples {
+		p, err := s.PCM(ctx, dopts)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("run: %w", err)}
+		}
+		pcms[i] = p
+	}
+	runner := "cli"
+	var hub *loadrun.Client
+	if o.RunID != "" && o.Upload != "" {
+		hub = &loadrun.Client{Base: o.Upload, RunID: o.RunID, Shard: max(1, o.ShardIndex), Shards: max(1, o.ShardCount),
+			Levels: levels, Token: os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"), Wait: loadRunWait}
+		if o.ShardCount > 0 {
+			runner = fmt.Sprintf("cli shard %d/%d", o.ShardIndex, o.ShardCount)
+		}
+	}
+	sum := &runSummary{}
+	var out []loadcurve.Level
+	var all []loadcurve.Session
+	var results []metrics.SessionResult
+	runStarted := time.Now()
+	for _, n := range levels {
+		if hub != nil {
+			if _, err := hub.Ready(ctx, n); err != nil {
+				return sum, fmt.Errorf("run: %w", err)
+			}
+		}
+		slots, joins := loadcurve.Slots(n, o.ShardIndex, o.ShardCount)
+		if joins {
+			slots = append(slots, n) // index N is the joiner
+		}
+		started := time.Now()
+		cpu0 := cpuSeconds()
+		peak := &heapPeak{}
+		stopPeak := peak.sample(200 * time.Millisecond)
+		type res struct {
+			r   *session.Result
+			err error
+		}
+		got := make([]res, len(slots))
+		var wg sync.WaitGroup
+		for j, idx := range slots {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if idx == n {
+					select {
+					case <-time.After(o.JoinAfter):
+					case <-ctx.Done():
+						got[j].err = ctx.Err()
+						return
+					}
+				}
+				k := idx % len(samples)
+				cfg := &session.Config{URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio, ServerVAD: o.ServerVAD, Settle: o.Settle,
+					CompletionTimeout: o.Timeout, SampleID: fmt.Sprintf("load%d-%d-%s", n, idx, samples[k].SampleID), Split: "load"}
+				got[j].r, got[j].err = session.Run(ctx, cfg, pcms[k])
+			}()
+		}
+		wg.Wait()
+		stopPeak()
+		var mine []loadcurve.Session
+		for j, a := range got {
+			idx := slots[j]
+			ls := loadcurve.Session{Responses: []loadcurve.Response{}}
+			if a.r != nil {
+				if b, err := json.Marshal(a.r.Trace); err == nil {
+					_ = writeFileAtomic(filepath.Join(o.Out, dirTraces, fmt.Sprintf("load-%d-%d.trace.json", n, idx)), b)
+				}
+				ls = loadcurve.FromTrace(*a.r.Trace, durationsMs(a.r.PacingLag))
+				results = append(results, metrics.ScoreSession(*a.r.Trace))
+			}
+			ls.Level, ls.Index, ls.Joiner, ls.Runner = n, idx, idx == n, runner
+			if a.err != nil {
+				ls.Error = a.err.Error()
+				sum.Failed = append(sum.Failed, runFailure{SampleID: fmt.Sprintf("load%d-%d", n, idx), Split: "load", Error: a.err.Error()})
+			}
+			sum.Ran++
+			mine = append(mine, ls)
+		}
+		all = append(all, mine...)
+		lv := loadcurve.Summarize(n, mine)
+		lv.WallSeconds = time.Since(started).Seconds()
+		lv.CPUSecondsPerSession = (cpuSeconds() - cpu0) / float64(max(1, len(slots)))
+		lv.PeakHeapMiB = float64(peak.max) / (1 << 20)
+		out = append(out, lv)
+		fmt.Fprintln(stdout, levelLine("load", lv))
+		if hub != nil {
+			st, err := hub.Report(ctx, mine)
+			if err != nil {
+				fmt.Fprintf(stdout, "run: reporting level %d to the load run failed (the shard report still carries it): %v\n", n, err)
+			} else if pooled := levelOf(st.Levels, n); pooled != nil && o.ShardCount > 1 {
+				fmt.Fprintln(stdout, levelLine(fmt.Sprintf("pooled (%d of %d runners so far)", len(st.Runners), st.Shards), *pooled))
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	b, _ := json.MarshalIndent(map[string]any{
+		"url": o.URL, "model": o.Model, "frame_ms": o.FrameMs, "dataset": o.Dataset,
+		"clock":     loadcurve.Clock,
+		"requested": levels,
+		"levels":    out,
+		"sessions":  all,
+	}, "", "  ")
+	if err := writeFileAtomic(filepath.Join(o.Out, "loadcurve.json"), append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	// report.json: the curve plus the metrics of every load session, so a
+	// load curve is archived and shared like any run (--upload).
+	rep, err := loadCurveReport(o, results, &report.LoadCurve{Clock: loadcurve.Clock, Requested: levels, Levels: out, Sessions: all}, len(sum.Failed), runStarted)
+	if err != nil {
+		return nil, err
+	}
+	sum.Report = rep
+	rb, err := report.MarshalIndent(rep)
+	if err != nil {
+		return nil, fmt.Errorf("run: report: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(o.Out, fileReport), rb); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if o.Upload != "" {
+		u, err := uploadReport(ctx, o, rb)
+		if err != nil {
+			return sum, fmt.Errorf("run: upload: %w (results are in %s)", err, o.Out)
+		}
+		sum.ShareURL = u
+		fmt.Fprintf(stdout, "run: uploaded → %s\n", u)
+	}
+	return sum, nil
+}
+
+// levelLine is one level's summary line.
+func levelLine(what string, lv loadcurve.Level) string {
+	p := func(v *float64) string {
+		if v == nil {
+			return "–"
+		}
+		return strconv.FormatFloat(*v, 'f', 1, 64)
+	}
+	return fmt.Sprintf("%s N=%-4d responses %-4d TTFP p50 %s p99 %s ms (%s)  join TTFP %s ms  RTF p50 %s  pacing lag p99 %.2f ms  underruns %d  failed %d  cpu %.3f s/session  heap %.1f MiB",
+		what, lv.Sessions, lv.Responses, p(lv.TTFPP50Ms), p(lv.TTFPP99Ms), lv.TTFPOrigin, p(lv.JoinTTFPMs), p(lv.RTFP50), lv.PacingLagP99Ms, lv.Underruns, lv.Failed, lv.CPUSecondsPerSession, lv.PeakHeapMiB)
+}
+
+func levelOf(levels []loadcurve.Level, n int) *loadcurve.Level {
+	for i := range levels {
+		if levels[i].Sessions == n {
+			return &levels[i]
+		}
+	}
+	return nil
+}
+
+func durationsMs(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d) / float64(time.Millisecond)
+	}
+	return out
+}
+
+// loadCurveReport builds report.json for a --load-curve run: the metrics
+// of every load session plus the curve.
+func loadCurveReport(o *runOptions, results []metrics.SessionResult, lc *report.LoadCurve, failed int, started time.Time) (*report.Report, error) {
+	dm := metrics.BuildReport(results)
+	mb, err := dm.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("run: metrics: %w", err)
+	}
+	host, _ := os.Hostname()
+	conc := 0
+	for _, l := range lc.Levels {
+		conc = max(conc, l.Sessions+1)
+	}
+	run := report.Run{
+		TargetURL: o.URL, Model: o.Model, FrameMs: o.FrameMs, Version: version, Client: report.ClientCLI,
+		Machine:     report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
+		Source:      report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
+		Concurrency: conc, RunID: o.RunID,
+		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
+	}
+	if o.ShardCount > 0 {
+		run.Shard = &report.Shard{Index: o.ShardIndex, Count: o.ShardCount}
+	}
+	if u, err := url.Parse(o.URL); err == nil {
+		run.Profile = u.Query().Get("sim_profile")
+	}
+	rep, err := report.New(run, mb)
+	if err != nil {
+		return nil, fmt.Errorf("run: report: %w", err)
+	}
+	rep.LoadCurve = lc
+	report.Finish(rep)
+	if failed > 0 {
+		rep.Complete = false
+	}
+	return rep, nil
+}
+
+// cpuSeconds is the process's CPU time so far as the Go runtime accounts it.
+func cpuSeconds() float64 {
+	s := []rtmetrics.Sample{{Name: "/cpu/classes/total:cpu-seconds"}, {Name: "/cpu/classes/idle:cpu-seconds"}}
+	rtmetrics.Read(s)
+	var v float64
+	if s[0].Value.Kind() == rtmetrics.KindFloat64 {
+		v = s[0].Value.Float64()
+	}
+	if s[1].Value.Kind() == rtmetrics.KindFloat64 {
+		v -= s[1].Value.Float64()
+	}
+	return v
+}
+
+// heapPeak samples the in-use heap.
+type heapPeak struct {
+	mu  sync.Mutex
+	max uint64
+}
+
+func (h *heapPeak) sample(every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+			rtmetrics.Read(s)
+			if s[0].Value.Kind() == rtmetrics.KindUint64 {
+				h.mu.Lock()
+				h.max = max(h.max, s[0].Value.Uint64())
+				h.mu.Unlock()
+			}
+			select {
+			case <-t.C:
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}

@@ -1,0 +1,82 @@
+//go:build !js
+
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/duplexscope/duplexscope/loadrun"
+	"github.com/duplexscope/duplexscope/server"
+)
+
+// TestLoadRunRoutes: the barrier answers only when both shards are ready,
+// sessions pool into the live status, and bad input gets words and codes.
+func TestLoadRunRoutes(t *testing.T) {
+	e := newEnv(t, nil)
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body, _ := json.Marshal(loadrun.ReadyRequest{Level: 2, Shard: i + 1, Shards: 2, Levels: []int{2}})
+			codes[i], _, _ = e.do("POST", "/api/loadruns/lr1/ready?wait_s=30", body)
+		}()
+	}
+	wg.Wait()
+	if codes[0] != 200 || codes[1] != 200 {
+		t.Fatalf("ready codes %v, want 200 for both", codes)
+	}
+	post := `{"shard":2,"shards":2,"sessions":[{"level":2,"index":1,"responses":[{"ttfp_ms":210,"ttfp_clock":"server"}],"underruns":0},` +
+		`{"level":2,"index":0,"responses":[{"ttfp_ms":190,"ttfp_clock":"server"}],"underruns":1}]}`
+	if code, _, b := e.do("POST", "/api/loadruns/lr1/sessions", []byte(post)); code != 200 {
+		t.Fatalf("sessions = %d %s", code, b)
+	}
+	code, _, b := e.do("GET", "/api/loadruns/lr1", nil)
+	if code != 200 {
+		t.Fatalf("status = %d %s", code, b)
+	}
+	st := decode[loadrun.Status](t, b)
+	if st.Sessions != 2 || len(st.Levels) != 1 || st.Levels[0].Reported != 2 || st.Levels[0].Complete() || *st.Levels[0].TTFPP99Ms != 210 || st.Levels[0].Underruns != 1 {
+		t.Errorf("status %+v", st)
+	}
+	bad := []struct {
+		name, method, path, body string
+		want                     int
+	}{
+		{"unknown run", "GET", "/api/loadruns/none", "", 404},
+		{"not json", "POST", "/api/loadruns/lr1/sessions", "{", 400},
+		{"shard count changes", "POST", "/api/loadruns/lr1/sessions", `{"shard":1,"shards":3,"sessions":[]}`, 409},
+		{"index past level", "POST", "/api/loadruns/lr1/sessions", `{"shard":1,"shards":2,"sessions":[{"level":2,"index":7,"responses":[],"underruns":0}]}`, 400},
+		{"bad wait", "POST", "/api/loadruns/lr1/ready?wait_s=-1", `{"level":2,"shard":1,"shards":2}`, 400},
+		{"nobody else comes", "POST", "/api/loadruns/lr2/ready?wait_s=0.001", `{"level":1,"shard":1,"shards":2}`, 504},
+	}
+	for _, c := range bad {
+		code, _, b := e.do(c.method, c.path, []byte(c.body))
+		var eb struct {
+			Error string `json:"error"`
+		}
+		if code != c.want || json.Unmarshal(b, &eb) != nil || eb.Error == "" {
+			t.Errorf("%s: %d %s, want %d with an error message", c.name, code, b, c.want)
+		}
+	}
+}
+
+// TestLoadRunNeedsWriteToken: the load-run writes are writes (token or the
+// page's capability); watching is open.
+func TestLoadRunNeedsWriteToken(t *testing.T) {
+	e := newEnv(t, func(c *server.Config) { c.WriteToken = "tok" })
+	body := []byte(`{"shard":1,"shards":1,"sessions":[]}`)
+	if code, _, _ := e.do("POST", "/api/loadruns/w/sessions", body); code != http.StatusUnauthorized {
+		t.Errorf("no token: %d, want 401", code)
+	}
+	if code, _, _ := e.do("POST", "/api/loadruns/w/sessions", body, "Authorization", "Bearer "+e.srv.Capability()); code != 200 {
+		t.Errorf("capability: %d, want 200", code)
+	}
+	if code, _, _ := e.do("GET", "/api/loadruns/w", nil); code != 200 {
+		t.Errorf("watching: %d, want 200", code)
+	}
+}
