@@ -6,7 +6,7 @@ WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 # Packages that must also pass under GOOS=js GOARCH=wasm (node runner).
-WASM_TEST_PKGS ?= ./trace/... ./metrics/... ./turntaking/... ./protocol/... ./session/... ./chart/... ./audio/... ./report/...
+WASM_TEST_PKGS ?= ./trace/... ./metrics/... ./loadcurve/... ./turntaking/... ./protocol/... ./session/... ./chart/... ./audio/... ./report/...
 
 .PHONY: help run build wasm test check fmt lint unit wasmtest e2e smoke bench soak fuzz golden vendor clean deps
 

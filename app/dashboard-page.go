@@ -73,7 +73,7 @@ func (p *dashboardPage) Render() app.UI {
 		app.Header().Class("ds-header").Body(
 			app.Img().Src("/web/icons/icon.svg").Alt(""),
 			app.H1().Text("duplexscope"),
-			app.Span().Class("ds-sub").Text("full-duplex speech latency, measured where you hear it"),
+			app.Span().Class("ds-sub").Body(app.Text("full-duplex speech latency, measured where you hear it · "), app.A().ID("link-load-page").Href("/load").Text("load curve")),
 		),
 		&connectPanel{Settings: p.settings, Running: p.running(), Notes: p.notes,
 			OnChange: func(s Settings) { p.settings = s },

@@ -32,23 +32,14 @@ type clipCaption struct {
 // them into one 16 kHz PCM16 stream with silence between clips, with each
 // clip's caption.
 func loadDataset(ctx context.Context, name string) ([]byte, []clipCaption, error) {
-	var list struct {
-		Clips []datasetClip `json:"clips"`
-	}
-	b, err := fetch(ctx, "/api/datasets/"+url.PathEscape(name))
+	clips, err := fetchClipList(ctx, name)
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, nil, fmt.Errorf("reading the clip list: %w", err)
-	}
-	if len(list.Clips) == 0 {
-		return nil, nil, fmt.Errorf("the dataset has no clips")
 	}
 	gap := make([]byte, audio.FrameBytes(16000, clipGapMs))
 	var pcm []byte
 	var caps []clipCaption
-	for i, c := range list.Clips {
+	for i, c := range clips {
 		w, err := fetch(ctx, c.URL)
 		if err != nil {
 			return nil, nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
@@ -66,8 +57,8 @@ func loadDataset(ctx context.Context, name string) ([]byte, []clipCaption, error
 	return pcm, caps, nil
 }
 
-// loadDatasetFirstClip fetches the first clip of a dataset as 16 kHz PCM16.
-func loadDatasetFirstClip(ctx context.Context, name string) ([]byte, error) {
+// fetchClipList reads GET /api/datasets/{name}: at least one clip.
+func fetchClipList(ctx context.Context, name string) ([]datasetClip, error) {
 	var list struct {
 		Clips []datasetClip `json:"clips"`
 	}
@@ -75,10 +66,22 @@ func loadDatasetFirstClip(ctx context.Context, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &list); err != nil || len(list.Clips) == 0 {
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("reading the clip list: %w", err)
+	}
+	if len(list.Clips) == 0 {
 		return nil, fmt.Errorf("dataset %s has no clips", name)
 	}
-	w, err := fetch(ctx, list.Clips[0].URL)
+	return list.Clips, nil
+}
+
+// loadDatasetFirstClip fetches the first clip of a dataset as 16 kHz PCM16.
+func loadDatasetFirstClip(ctx context.Context, name string) ([]byte, error) {
+	clips, err := fetchClipList(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	w, err := fetch(ctx, clips[0].URL)
 	if err != nil {
 		return nil, err
 	}

@@ -13,11 +13,14 @@ var routesOnce sync.Once
 func Routes() {
 	routesOnce.Do(func() {
 		app.Route("/", func() app.Composer { return newDashboardPage() })
+		app.Route("/load", func() app.Composer { return &loadPage{} })
 		app.Handle(actionStart, handleStart)
 		app.Handle(actionStop, handleStop)
 		app.Handle(actionPlayMoment, handlePlayMoment)
 		app.Handle(actionRetryPending, handleRetryPending)
 		app.Handle(actionProbe, handleProbe)
+		app.Handle(actionLoadStart, handleLoadStart)
+		app.Handle(actionLoadStop, handleLoadStop)
 	})
 }
 

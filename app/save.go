@@ -190,6 +190,12 @@ func saveRun(ctx context.Context, in saveInput) (shareInfo, error) {
 	if err != nil {
 		return shareInfo{Error: err.Error()}, err
 	}
+	return saveReport(ctx, rep, blobs)
+}
+
+// saveReport uploads a finished report with its attachments; on failure
+// it keeps the report in browser storage for a retry (nothing is lost).
+func saveReport(ctx context.Context, rep *report.Report, blobs []attachmentBlob) (shareInfo, error) {
 	body, err := report.MarshalIndent(rep)
 	if err != nil {
 		return shareInfo{Error: err.Error()}, err

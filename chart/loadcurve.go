@@ -31,8 +31,8 @@ func LoadCurveOptions(levels []loadcurve.Level) ([]byte, error) {
 		charts.WithTitleOpts(opts.Title{Title: "Load curve — concurrent sessions vs latency", TitleStyle: &opts.TextStyle{FontSize: 13, Color: "#e6eef5"}}),
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "22", TextStyle: &opts.TextStyle{Color: "#8fa6b8"}}),
-		charts.WithGridOpts(opts.Grid{Top: "78", Left: "56", Right: "56", Bottom: "40"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "30", TextStyle: &opts.TextStyle{Color: "#8fa6b8"}}),
+		charts.WithGridOpts(opts.Grid{Top: "90", Left: "56", Right: "56", Bottom: "40"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "sessions", SplitLine: &opts.SplitLine{Show: opts.Bool(false)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "ms", SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#24405a"}}}),
 	)

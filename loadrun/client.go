@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -102,4 +103,20 @@ func (c *Client) do(ctx context.Context, method, u string, in, out any) error {
 		return fmt.Errorf("load run %s: reading the answer: %w", c.RunID, err)
 	}
 	return nil
+}
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+
+// ValidRunID reports whether id may name a run ([A-Za-z0-9._-]{1,128}).
+func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
+
+// ParseShard reads "i/n" (1 ≤ i ≤ n ≤ MaxShards).
+func ParseShard(s string) (shard, shards int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > MaxShards || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("shard %q, want i/n with 1 ≤ i ≤ n ≤ %d", s, MaxShards)
+	}
+	return i, n, nil
 }

@@ -90,8 +90,8 @@ func NewHub(now func() time.Time) *Hub {
 
 // getLocked returns run id, creating it for shards (0: unknown yet).
 func (h *Hub) getLocked(id string, shard, shards int, levels []int) (*run, error) {
-	if id == "" || len(id) > 128 {
-		return nil, fmt.Errorf("%w: run id must be 1–128 characters", ErrBadRequest)
+	if !ValidRunID(id) {
+		return nil, fmt.Errorf("%w: run id %q, want [A-Za-z0-9._-]{1,128}", ErrBadRequest, id)
 	}
 	if shards < 1 || shards > MaxShards || shard < 1 || shard > shards {
 		return nil, fmt.Errorf("%w: shard %d of %d, want 1 ≤ shard ≤ shards ≤ %d", ErrBadRequest, shard, shards, MaxShards)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/turntaking"
 )
 
@@ -215,4 +216,28 @@ func mergeLoadCurve(out *Report, lc *LoadCurve) {
 			l.CPUSecondsPerSession = (a.CPUSecondsPerSession*float64(a.Reported) + b.CPUSecondsPerSession*float64(b.Reported)) / float64(n)
 		}
 	}
+}
+
+// NewLoadCurve builds the report of a load curve: the metrics of every
+// session it ran plus the curve; incomplete when a session failed.
+func NewLoadCurve(run Run, results []metrics.SessionResult, lc *LoadCurve) (*Report, error) {
+	for _, l := range lc.Levels {
+		run.Concurrency = max(run.Concurrency, l.Sessions+1)
+	}
+	mb, err := metrics.BuildReport(results).MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("load curve: metrics: %w", err)
+	}
+	rep, err := New(run, mb)
+	if err != nil {
+		return nil, fmt.Errorf("load curve: %w", err)
+	}
+	rep.LoadCurve = lc
+	Finish(rep)
+	for _, s := range lc.Sessions {
+		if s.Error != "" {
+			rep.Complete = false
+		}
+	}
+	return rep, nil
 }

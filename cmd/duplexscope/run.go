@@ -19,7 +19,6 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +28,7 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
@@ -206,18 +206,16 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("run: --turn-detection %q, want none or server_vad", *td)
 	}
 	if *shard != "" {
-		i, n, ok := strings.Cut(*shard, "/")
-		si, err1 := strconv.Atoi(i)
-		sn, err2 := strconv.Atoi(n)
-		if !ok || err1 != nil || err2 != nil || sn < 1 || si < 1 || si > sn {
-			return nil, fmt.Errorf("run: --shard %q, want i/n with 1 ≤ i ≤ n", *shard)
+		si, sn, err := loadrun.ParseShard(*shard)
+		if err != nil {
+			return nil, fmt.Errorf("run: --%w", err)
 		}
 		o.ShardIndex, o.ShardCount = si, sn
 		if o.RunID == "" {
 			return nil, errors.New("run: --shard needs --run-id")
 		}
 	}
-	if o.RunID != "" && !regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`).MatchString(o.RunID) {
+	if o.RunID != "" && !loadrun.ValidRunID(o.RunID) {
 		return nil, fmt.Errorf("run: --run-id %q, want [A-Za-z0-9._-]{1,128}", o.RunID)
 	}
 	return o, nil

@@ -146,7 +146,7 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 	}
 	// report.json: the curve plus the metrics of every load session, so a
 	// load curve is archived and shared like any run (--upload).
-	rep, err := loadCurveReport(o, results, &report.LoadCurve{Clock: loadcurve.Clock, Requested: levels, Levels: out, Sessions: all}, len(sum.Failed), runStarted)
+	rep, err := loadCurveReport(o, results, &report.LoadCurve{Clock: loadcurve.Clock, Requested: levels, Levels: out, Sessions: all}, runStarted)
 	if err != nil {
 		return nil, err
 	}
@@ -200,22 +200,13 @@ func durationsMs(ds []time.Duration) []float64 {
 
 // loadCurveReport builds report.json for a --load-curve run: the metrics
 // of every load session plus the curve.
-func loadCurveReport(o *runOptions, results []metrics.SessionResult, lc *report.LoadCurve, failed int, started time.Time) (*report.Report, error) {
-	dm := metrics.BuildReport(results)
-	mb, err := dm.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("run: metrics: %w", err)
-	}
+func loadCurveReport(o *runOptions, results []metrics.SessionResult, lc *report.LoadCurve, started time.Time) (*report.Report, error) {
 	host, _ := os.Hostname()
-	conc := 0
-	for _, l := range lc.Levels {
-		conc = max(conc, l.Sessions+1)
-	}
 	run := report.Run{
 		TargetURL: o.URL, Model: o.Model, FrameMs: o.FrameMs, Version: version, Client: report.ClientCLI,
-		Machine:     report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
-		Source:      report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
-		Concurrency: conc, RunID: o.RunID,
+		Machine:   report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
+		Source:    report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
+		RunID:     o.RunID,
 		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
 	}
 	if o.ShardCount > 0 {
@@ -224,14 +215,9 @@ func loadCurveReport(o *runOptions, results []metrics.SessionResult, lc *report.
 	if u, err := url.Parse(o.URL); err == nil {
 		run.Profile = u.Query().Get("sim_profile")
 	}
-	rep, err := report.New(run, mb)
+	rep, err := report.NewLoadCurve(run, results, lc)
 	if err != nil {
-		return nil, fmt.Errorf("run: report: %w", err)
-	}
-	rep.LoadCurve = lc
-	report.Finish(rep)
-	if failed > 0 {
-		rep.Complete = false
+		return nil, fmt.Errorf("run: %w", err)
 	}
 	return rep, nil
 }

@@ -1,0 +1,207 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/loadcurve"
+)
+
+// Actions and state of the /load page.
+const (
+	actionLoadStart = "/load/start" // value: LoadSettings
+	actionLoadStop  = "/load/stop"
+	stateLoad       = "load" // loadSnapshot
+)
+
+// loadPage is the "/load" route: the load curve from the browser.
+type loadPage struct {
+	app.Compo
+	settings LoadSettings
+	levels   string // the levels field as typed
+	notes    []string
+	snap     loadSnapshot
+	started  bool
+}
+
+func (p *loadPage) OnNav(ctx app.Context) {
+	u := ctx.Page().URL()
+	s, errs := ParseLoadSettings(u.Query(), DefaultLoadSettings(u.Host, u.Scheme == "https"))
+	p.settings, p.levels = s, levelsText(s.Levels)
+	p.notes = p.notes[:0]
+	for _, e := range errs {
+		p.notes = append(p.notes, "Ignored URL parameter: "+e.Error())
+	}
+	ctx.ObserveState(stateLoad, &p.snap)
+	if app.IsClient && (s.Autostart || s.Watch) && !p.started {
+		p.start(ctx)
+	}
+}
+
+func (p *loadPage) start(ctx app.Context) {
+	lv, err := loadcurve.ParseLevels(p.levels)
+	if err != nil {
+		p.notes = append(p.notes[:0], "Levels: "+err.Error())
+		return
+	}
+	p.settings.Levels = lv
+	p.started = true
+	ctx.NewActionWithValue(actionLoadStart, p.settings)
+}
+
+func (p *loadPage) running() bool {
+	switch p.snap.Phase {
+	case phaseConnecting, phaseStreaming, phaseFinishing, phaseSaving:
+		return true
+	}
+	return false
+}
+
+func levelsText(l []int) string {
+	var s []string
+	for _, n := range l {
+		s = append(s, strconv.Itoa(n))
+	}
+	return strings.Join(s, ",")
+}
+
+func (p *loadPage) Render() app.UI {
+	s := p.settings
+	snap := p.snap
+	set := func(f func(*LoadSettings)) { f(&p.settings) }
+	return app.Div().Class("ds-page").Body(
+		app.Header().Class("ds-header").Body(
+			app.Img().Src("/web/icons/icon.svg").Alt(""),
+			app.H1().Text("duplexscope — load curve"),
+			app.Span().Class("ds-sub").Body(app.Text("how latency grows with concurrent sessions · "), app.A().Href("/").Text("single session")),
+		),
+		app.Section().Class("ds-panel").ID("load-connect").Body(
+			app.H2().Text("Load"),
+			app.Div().Class("ds-row").Body(
+				field("Server URL", "ds-wide", app.Input().ID("in-url").Value(s.URL).OnChange(func(ctx app.Context, e app.Event) {
+					set(func(s *LoadSettings) { s.URL = ctx.JSSrc().Get("value").String() })
+				})),
+				field("Model", "", app.Input().ID("in-model").Value(s.Model).OnChange(func(ctx app.Context, e app.Event) {
+					set(func(s *LoadSettings) { s.Model = ctx.JSSrc().Get("value").String() })
+				})),
+				field("Simulator profile", "", app.Input().ID("in-profile").Value(s.Profile).OnChange(func(ctx app.Context, e app.Event) {
+					set(func(s *LoadSettings) { s.Profile = ctx.JSSrc().Get("value").String() })
+				})),
+				field("Levels (sessions at once)", "", app.Input().ID("in-levels").Value(p.levels).OnChange(func(ctx app.Context, e app.Event) {
+					p.levels = ctx.JSSrc().Get("value").String()
+				})),
+				field("Join after (s)", "", app.Input().ID("in-join").Type("number").Min(0).Value(strconv.FormatFloat(s.JoinS, 'f', -1, 64)).
+					OnChange(func(ctx app.Context, e app.Event) {
+						j, err := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
+						if err == nil && j >= 0 {
+							set(func(s *LoadSettings) { s.JoinS = j })
+						}
+					})),
+				app.If(!p.running(), func() app.UI {
+					return app.Button().ID("btn-load-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { p.start(ctx) })
+				}).Else(func() app.UI {
+					return app.Button().ID("btn-load-stop").Class("ds-btn ds-stop").Text("Stop").
+						OnClick(func(ctx app.Context, e app.Event) { ctx.NewAction(actionLoadStop) })
+				}),
+				app.A().ID("link-load").Href("/load?"+s.Query().Encode()).Text("link to this test"),
+			),
+			app.P().Class("ds-hint").Text(fmt.Sprintf("Each level runs N sessions at once, each streaming a clip of dataset %s in real time (paced by this page's audio clock; nothing is played), plus one session that joins %.1f s later — what a new user meets under load. "+
+				"Several pages or `duplexscope run --load-curve` processes can share one curve: give them the same run_id and shard=i/n.", s.DatasetName(), s.JoinS)),
+			app.If(s.RunID != "", func() app.UI {
+				return app.P().Class("ds-hint").ID("load-run-id").Text(fmt.Sprintf("Run %s%s — watch it live at /load?run_id=%s&watch=1", s.RunID, shardText(s), s.RunID))
+			}),
+			app.Range(p.notes).Slice(func(i int) app.UI { return app.P().Class("ds-hint ds-error").Text(p.notes[i]) }),
+		),
+		app.P().ID("load-status").Class(statusClass(snap.Phase)).Attr("data-phase", snap.Phase).Text(orText(snap.Status, "Ready. Press Start.")),
+		app.If(snap.Error != "" && snap.Phase != phaseFailed, func() app.UI { return app.P().Class("ds-status ds-error").Text(snap.Error) }),
+		&shareBox{Share: snap.Share, Phase: snap.Phase},
+		app.If(len(snap.Warnings) > 0, func() app.UI {
+			return app.Ul().Class("ds-warnings").Body(app.Range(snap.Warnings).Slice(func(i int) app.UI { return app.Li().Text(snap.Warnings[i]) }))
+		}),
+		app.Section().Class("ds-panel").Body(
+			&echart{ID: "chart-load", Class: "ds-tall", Option: snap.Chart, Points: snap.Points},
+			app.P().Class("ds-hint").Text("Curve of "+orText(snap.Source, "the sessions of this page")+". TTFP: server clock when the server reports it, else the client receive clock (each line says which); RTF: client receive clock; underruns: simulated playback clock; pacing lag: client send clock."),
+		),
+		app.Section().Class("ds-panel").Body(
+			app.H2().Text("Levels"),
+			app.Table().Class("ds-table").ID("load-levels").Body(
+				app.Tr().Body(app.Th().Text("sessions"), app.Th().Text("reported"), app.Th().Text("responses"), app.Th().Text("TTFP p50"), app.Th().Text("TTFP p99"),
+					app.Th().Text("TTFP clock"), app.Th().Text("join TTFP"), app.Th().Text("RTF p50"), app.Th().Text("pacing lag p99"), app.Th().Text("underruns"), app.Th().Text("failed")),
+				app.Range(snap.Rows).Slice(func(i int) app.UI {
+					r := snap.Rows[i]
+					return app.Tr().Attr("data-sessions", r.N).Attr("data-complete", r.Complete).Body(
+						app.Td().Text(r.Sessions), app.Td().Text(r.Reported), app.Td().Text(r.Responses), app.Td().Text(r.P50), app.Td().Text(r.P99),
+						app.Td().Text(r.Origin), app.Td().Text(r.Join), app.Td().Text(r.RTF), app.Td().Text(r.Lag), app.Td().Text(r.Underruns), app.Td().Text(r.Failed))
+				}),
+			),
+			app.If(len(snap.Sessions) > 0, func() app.UI {
+				return app.Div().Class("ds-row").ID("load-sessions").Style("margin-top", "8px").Body(app.Range(snap.Sessions).Slice(func(i int) app.UI {
+					d := snap.Sessions[i]
+					name := fmt.Sprintf("N=%d #%d", d.Level, d.Index)
+					if d.Joiner {
+						name += " (joiner)"
+					}
+					return app.Span().Class("ds-dot ds-dot-"+d.State).Attr("data-state", d.State).
+						Title(fmt.Sprintf("%s: %s, %d responses", name, d.State, d.Responses)).Text(strconv.Itoa(d.Responses))
+				}))
+			}),
+		),
+	)
+}
+
+func shardText(s LoadSettings) string {
+	if s.Shards == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", this page is runner %d of %d", s.Shard, s.Shards)
+}
+
+func statusClass(phase string) string {
+	if phase == phaseFailed {
+		return "ds-status ds-error"
+	}
+	return "ds-status"
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+var (
+	loadMu  sync.Mutex
+	loadCur *loadRun
+)
+
+func handleLoadStart(ctx app.Context, a app.Action) {
+	s, ok := a.Value.(LoadSettings)
+	if !ok {
+		return
+	}
+	loadMu.Lock()
+	if loadCur != nil {
+		loadCur.stop()
+		loadCur.cancel()
+	}
+	r := newLoadRun(s, func(snap *loadSnapshot) {
+		ctx.Dispatch(func(ctx app.Context) { ctx.SetState(stateLoad, *snap) })
+	})
+	loadCur = r
+	loadMu.Unlock()
+	ctx.Async(r.run)
+}
+
+func handleLoadStop(ctx app.Context, a app.Action) {
+	loadMu.Lock()
+	r := loadCur
+	loadMu.Unlock()
+	if r != nil {
+		r.stop()
+	}
+}

@@ -1,0 +1,214 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/loadrun"
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/report"
+)
+
+// loadPage opens /load?query in ctx and waits for the saved report's id,
+// recording the most chart points seen while the run was still going.
+func loadPage(t *testing.T, s *stack, ctx context.Context, query url.Values, timeout time.Duration) (id string, livePoints int) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/load?"+query.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	err := pollUntil(ctx, timeout, func() (bool, error) {
+		phase, err := attr(ctx, "#load-status", "data-phase")
+		if err != nil {
+			return false, err
+		}
+		if phase == "failed" {
+			st, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#load-status")))
+			return false, fmt.Errorf("the load page failed: %s", st)
+		}
+		if phase == "streaming" {
+			if v, _ := attr(ctx, "#chart-load", "data-points"); v != "" {
+				n, _ := strconv.Atoi(v)
+				livePoints = max(livePoints, n)
+			}
+		}
+		id, err = attr(ctx, "#share", "data-report-id")
+		return id != "", err
+	})
+	if err != nil {
+		st, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#load-status")))
+		screenshot(t, ctx, "failure-"+strings.ReplaceAll(t.Name(), "/", "_"))
+		t.Fatalf("waiting for the load curve's report: %v (status %q)", err, st)
+	}
+	return id, livePoints
+}
+
+// TestPageLoadCurve: /load runs N = 1, 2 (plus a joiner each) against the
+// simulator from the page's audio clock, draws the curve while it runs,
+// and archives it; every session's TTFP is the simulator's truth (server
+// clock), and each level's p50/p99 is the nearest rank of those truths.
+func TestPageLoadCurve(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	start := time.Now()
+	id, live := loadPage(t, s, ctx, url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0.6"}}, 2*time.Minute)
+	t.Logf("load curve 1,2 in the page: %.1f s; most chart points while running: %d", time.Since(start).Seconds(), live)
+	if live < 1 {
+		t.Errorf("no chart point appeared while the run was going (live view)")
+	}
+	screenshot(t, ctx, "load")
+	if pts, _ := attr(ctx, "#chart-load", "data-points"); pts != "2" {
+		t.Errorf("final chart has %q points, want 2", pts)
+	}
+	b := s.getJSON(t, "/api/reports/"+id, nil)
+	rep, err := report.Decode(b, report.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := rep.LoadCurve
+	if lc == nil || len(lc.Levels) != 2 || len(lc.Sessions) != 5 || rep.Run.Client != report.ClientBrowser || !rep.Complete {
+		t.Fatalf("report: load curve %+v, client %q, complete %v", lc, rep.Run.Client, rep.Complete)
+	}
+	ttfps := map[int][]float64{}
+	for _, ls := range lc.Sessions {
+		if ls.Error != "" || ls.SessionID == "" || len(ls.Responses) == 0 {
+			t.Errorf("session %+v: want a session id and responses, no error", ls)
+			continue
+		}
+		var tru truth
+		s.getJSON(t, "/sim/sessions/"+url.PathEscape(ls.SessionID)+"/truth", &tru)
+		var spoke []float64 // truth TTFPs of the responses that sent audio ("listen" ones send none)
+		for _, r := range tru.Responses {
+			if r.TTFPMs != nil {
+				spoke = append(spoke, *r.TTFPMs)
+			}
+		}
+		if len(spoke) != len(ls.Responses) {
+			t.Errorf("session %s: %d responses, truth has %d that spoke", ls.SessionID, len(ls.Responses), len(spoke))
+			continue
+		}
+		for i, r := range ls.Responses {
+			if r.TTFPClock != string(metrics.ClockServer) || r.TTFPMs != spoke[i] {
+				t.Errorf("session %s response %d: TTFP %v (%s), truth %v", ls.SessionID, i, r.TTFPMs, r.TTFPClock, spoke[i])
+			}
+		}
+		if !ls.Joiner {
+			ttfps[ls.Level] = append(ttfps[ls.Level], spoke...)
+		}
+		if len(ls.PacingLagMs) == 0 {
+			t.Errorf("session %s: no pacing lags recorded", ls.SessionID)
+		}
+	}
+	for _, l := range lc.Levels {
+		v := ttfps[l.Sessions]
+		sort.Float64s(v)
+		if len(v) == 0 || l.TTFPP50Ms == nil || *l.TTFPP50Ms != metrics.Round(metrics.Percentile(v, 0.5), 3) || *l.TTFPP99Ms != metrics.Round(metrics.Percentile(v, 0.99), 3) ||
+			l.Reported != l.Sessions+1 || l.Failed != 0 || l.JoinTTFPMs == nil || l.TTFPOrigin != loadcurve.OriginServer {
+			t.Errorf("level %d: %+v; truth TTFPs %v", l.Sessions, l, v)
+		}
+		t.Logf("level %d: TTFP p50 %.1f p99 %.1f ms (server clock), join %.1f ms, RTF p50 %v, pacing lag p99 %.2f ms, underruns %d",
+			l.Sessions, *l.TTFPP50Ms, *l.TTFPP99Ms, deref(l.JoinTTFPMs), deref(l.RTFP50), l.PacingLagP99Ms, l.Underruns)
+	}
+	page := string(s.getJSON(t, "/r/"+id, nil))
+	if !strings.Contains(page, `id="chart-load"`) || !strings.Contains(page, `<section id="load-curve">`) {
+		t.Errorf("share page lacks the load chart or table")
+	}
+}
+
+// TestPageLoadCurveShared: two pages are runners 1/2 and 2/2 of one run
+// and a third watches it: each level starts on both at once, the watcher
+// draws the pooled curve, and the archive merges the two shard reports.
+func TestPageLoadCurveShared(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	q := func(shard string) url.Values {
+		return url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0.6"}, "run_id": {"e2e-shared"}, "shard": {shard}}
+	}
+	tab2, cancel2 := chromedp.NewContext(ctx)
+	defer cancel2()
+	watch, cancelW := chromedp.NewContext(ctx)
+	defer cancelW()
+	// Runner 2 first: it must wait at the barrier for runner 1.
+	if err := chromedp.Do(tab2, chromedp.Navigate(s.URL+"/load?"+q("2/2").Encode())); err != nil {
+		t.Fatal(err)
+	}
+	id1, _ := loadPage(t, s, ctx, q("1/2"), 2*time.Minute)
+	var id2 string
+	if err := pollUntil(tab2, time.Minute, func() (bool, error) {
+		var err error
+		id2, err = attr(tab2, "#share", "data-report-id")
+		return id2 != "", err
+	}); err != nil {
+		t.Fatalf("runner 2 never saved: %v", err)
+	}
+	if err := chromedp.Do(watch, chromedp.Navigate(s.URL+"/load?run_id=e2e-shared&watch=1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollUntil(watch, 30*time.Second, func() (bool, error) {
+		v, err := attr(watch, "#chart-load", "data-points")
+		return v == "2", err
+	}); err != nil {
+		t.Errorf("the watching page never drew the 2 pooled levels: %v", err)
+	}
+	var st loadrun.Status
+	s.getJSON(t, "/api/loadruns/e2e-shared", &st)
+	var run struct {
+		Report report.Report `json:"report"`
+		Final  bool          `json:"final"`
+	}
+	s.getJSON(t, "/api/runs/e2e-shared", &run)
+	lc := run.Report.LoadCurve
+	if !run.Final || lc == nil || len(lc.Sessions) != 5 || len(lc.Levels) != 2 {
+		t.Fatalf("merged run (shards %s, %s): final %v, load curve %+v", id1, id2, run.Final, lc)
+	}
+	for i, l := range lc.Levels {
+		if l.Reported != l.Sessions+1 || l.Failed != 0 || l.Responses != st.Levels[i].Responses || *l.TTFPP50Ms != *st.Levels[i].TTFPP50Ms {
+			t.Errorf("merged level %+v vs live %+v", l, st.Levels[i])
+		}
+	}
+	// The barrier: runner 2's level-2 session streamed after runner 1's
+	// level-1 sessions were done (both pages share the server's clock only
+	// through the simulator: compare the simulator's truth times).
+	var lastL1, r2L2 float64
+	for _, ls := range lc.Sessions {
+		var tru struct {
+			Responses []struct {
+				CreatedMs *float64 `json:"created_ms"`
+			} `json:"responses"`
+		}
+		s.getJSON(t, "/sim/sessions/"+url.PathEscape(ls.SessionID)+"/truth", &tru)
+		for _, r := range tru.Responses {
+			switch {
+			case ls.Level == 1 && r.CreatedMs != nil:
+				lastL1 = max(lastL1, *r.CreatedMs)
+			case ls.Level == 2 && strings.Contains(ls.Runner, "2/2") && r.CreatedMs != nil && r2L2 == 0:
+				r2L2 = *r.CreatedMs
+			}
+		}
+	}
+	if r2L2 <= lastL1 {
+		t.Errorf("runner 2's level-2 response at %v ms (server clock) not after level 1's last at %v ms", r2L2, lastL1)
+	}
+	b, _ := json.Marshal(lc.Levels)
+	t.Logf("pooled levels: %s", b)
+}
