@@ -423,7 +423,8 @@ type inbound struct {
 	Type       string `json:"type"`
 	ResponseID string `json:"response_id"`
 	Response   struct {
-		ID string `json:"id"`
+		ID     string `json:"id"`
+		Status string `json:"status"`
 	} `json:"response"`
 	Delta        json.RawMessage `json:"delta"`
 	Audio        json.RawMessage `json:"audio"`
@@ -516,6 +517,9 @@ func (r *liveRun) onEvent(ev trace.Event) {
 		if rs := r.resp[id]; rs != nil {
 			rs.Done = true
 			done = true
+			// Cancelled by the server (barge-in) before any audio: no
+			// buffer to clear, but the response was cut off all the same.
+			rs.Truncated = rs.Truncated || in.Response.Status == "cancelled"
 			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkDone, ResponseID: id})
 		}
 	case "output_audio_buffer.cleared":

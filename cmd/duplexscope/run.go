@@ -775,7 +775,8 @@ func responseExtras(t *trace.Session) []report.ResponseExtra {
 			Cleared    bool    `json:"cleared"`
 			UnderrunMs float64 `json:"underrun_ms"`
 			Response   struct {
-				ID string `json:"id"`
+				ID     string `json:"id"`
+				Status string `json:"status"`
 			} `json:"response"`
 		}
 		if json.Unmarshal(e.Event, &ev) != nil {
@@ -795,7 +796,8 @@ func responseExtras(t *trace.Session) []report.ResponseExtra {
 			}
 		case e.Dir == trace.DirRecv && ev.Type == "response.output_audio_transcript.done":
 			get(id).ex.Transcript = ev.Transcript
-		case e.Dir == trace.DirRecv && ev.Type == "output_audio_buffer.cleared":
+		case e.Dir == trace.DirRecv && ev.Type == "output_audio_buffer.cleared",
+			e.Dir == trace.DirRecv && ev.Type == "response.done" && ev.Response.Status == "cancelled": // cut off before any audio
 			get(id).ex.Truncated = true
 		case e.Dir == trace.DirLocal && ev.Type == "duplexscope.playback_start":
 			if a := get(id); a.start == nil {
