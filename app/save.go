@@ -16,6 +16,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/trace"
@@ -277,14 +278,7 @@ func doRequest(ctx context.Context, method, path, ctype, idemKey string, body []
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if res.StatusCode/100 != 2 {
-		msg := strings.TrimSpace(string(b))
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			msg = e.Error
-		}
-		return fmt.Errorf("%s %s: %s: %s", method, path, res.Status, msg)
+		return fmt.Errorf("%s %s: %s: %s", method, path, res.Status, loadrun.ErrorText(b))
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {

@@ -90,14 +90,7 @@ func (c *Client) do(ctx context.Context, method, u string, in, out any) error {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 16<<20))
 	if res.StatusCode/100 != 2 {
-		msg := strings.TrimSpace(string(b))
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			msg = e.Error
-		}
-		return fmt.Errorf("load run %s: %s %s: %s: %s", c.RunID, method, u, res.Status, msg)
+		return fmt.Errorf("load run %s: %s %s: %s: %s", c.RunID, method, u, res.Status, ErrorText(b))
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("load run %s: reading the answer: %w", c.RunID, err)
@@ -119,4 +112,16 @@ func ParseShard(s string) (shard, shards int, err error) {
 		return 0, 0, fmt.Errorf("shard %q, want i/n with 1 ≤ i ≤ n ≤ %d", s, MaxShards)
 	}
 	return i, n, nil
+}
+
+// ErrorText is the message of a duplexscope API error body ({"error": …}),
+// or the body itself when it is not one.
+func ErrorText(body []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		return e.Error
+	}
+	return strings.TrimSpace(string(body))
 }

@@ -617,15 +617,21 @@ feed:
 	fmt.Fprintf(stdout, "run: %d sessions (%d skipped, %d failed) → %s\n", sum.Ran, skipped, len(sum.Failed), o.Out)
 	fmt.Fprintf(stdout, "run: %s\n", stats.describe())
 	printTurnTaking(stdout, rep.TurnTaking)
-	if o.Upload != "" {
-		u, err := uploadReport(ctx, o, rb)
-		if err != nil {
-			return sum, fmt.Errorf("run: upload: %w (results are in %s)", err, o.Out)
-		}
-		sum.ShareURL = u
-		fmt.Fprintf(stdout, "run: uploaded → %s\n", u)
+	return sum, uploadTo(ctx, o, rb, sum, stdout)
+}
+
+// uploadTo POSTs report.json to --upload (when given) and says where it went.
+func uploadTo(ctx context.Context, o *runOptions, rb []byte, sum *runSummary, stdout io.Writer) error {
+	if o.Upload == "" {
+		return nil
 	}
-	return sum, nil
+	u, err := uploadReport(ctx, o, rb)
+	if err != nil {
+		return fmt.Errorf("run: upload: %w (results are in %s)", err, o.Out)
+	}
+	sum.ShareURL = u
+	fmt.Fprintf(stdout, "run: uploaded → %s\n", u)
+	return nil
 }
 
 // sameReport reports whether two report.json files are equal but for the

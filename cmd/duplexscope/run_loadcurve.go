@@ -158,15 +158,7 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 	if err := writeFileAtomic(filepath.Join(o.Out, fileReport), rb); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	if o.Upload != "" {
-		u, err := uploadReport(ctx, o, rb)
-		if err != nil {
-			return sum, fmt.Errorf("run: upload: %w (results are in %s)", err, o.Out)
-		}
-		sum.ShareURL = u
-		fmt.Fprintf(stdout, "run: uploaded → %s\n", u)
-	}
-	return sum, nil
+	return sum, uploadTo(ctx, o, rb, sum, stdout)
 }
 
 // levelLine is one level's summary line.
