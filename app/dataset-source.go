@@ -66,25 +66,6 @@ func loadDataset(ctx context.Context, name string) ([]byte, []clipCaption, error
 	return pcm, caps, nil
 }
 
-// loadDatasetFirstClip fetches the first clip of a dataset as 16 kHz PCM16.
-func loadDatasetFirstClip(ctx context.Context, name string) ([]byte, error) {
-	var list struct {
-		Clips []datasetClip `json:"clips"`
-	}
-	b, err := fetch(ctx, "/api/datasets/"+url.PathEscape(name))
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, &list); err != nil || len(list.Clips) == 0 {
-		return nil, fmt.Errorf("dataset %s has no clips", name)
-	}
-	w, err := fetch(ctx, list.Clips[0].URL)
-	if err != nil {
-		return nil, err
-	}
-	return wavToInput(w)
-}
-
 // wavToInput decodes a WAV of any rate and channel count to 16 kHz mono PCM16.
 func wavToInput(b []byte) ([]byte, error) {
 	clip, err := audio.DecodeWAV(b)
