@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,7 +92,7 @@ func parseProbeSchedule(v string) ([]ProbeAt, error) {
 			p.OffsetS = x
 			err = session.ValidateProbe(session.Probe{Kind: p.Kind, OffsetS: x})
 		}
-		if err != nil || math.IsInf(x, 0) {
+		if err != nil {
 			bad = append(bad, f)
 			continue
 		}
