@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/session"
 )
 
 // Actions (go-app action names) and the states they set.
@@ -14,7 +16,7 @@ const (
 	actionStop         = "/session/stop"   //
 	actionPlayMoment   = "/timeline/play"  // value: moment
 	actionRetryPending = "/uploads/retry"  //
-	actionProbe        = "/probe/inject"   // barge-in probe now
+	actionProbe        = "/probe/inject"   // value: probe kind (string); a probe now
 	stateLive          = "live"            // liveSnapshot
 	statePending       = "pending-uploads" // string (human sentence)
 )
@@ -92,7 +94,11 @@ func handleProbe(ctx app.Context, a app.Action) {
 	currentMu.Lock()
 	r := currentRun
 	currentMu.Unlock()
+	kind, _ := a.Value.(string)
+	if _, ok := probeKinds[kind]; !ok {
+		kind = session.ProbeInterruption
+	}
 	if r != nil {
-		ctx.Async(func() { r.injectProbe("interruption") })
+		ctx.Async(func() { r.injectProbe(kind) })
 	}
 }

@@ -75,19 +75,6 @@ func fetchClipList(ctx context.Context, name string) ([]datasetClip, error) {
 	return list.Clips, nil
 }
 
-// loadDatasetFirstClip fetches the first clip of a dataset as 16 kHz PCM16.
-func loadDatasetFirstClip(ctx context.Context, name string) ([]byte, error) {
-	clips, err := fetchClipList(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	w, err := fetch(ctx, clips[0].URL)
-	if err != nil {
-		return nil, err
-	}
-	return wavToInput(w)
-}
-
 // wavToInput decodes a WAV of any rate and channel count to 16 kHz mono PCM16.
 func wavToInput(b []byte) ([]byte, error) {
 	clip, err := audio.DecodeWAV(b)

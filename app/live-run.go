@@ -50,6 +50,15 @@ type respState struct {
 	Audio         []timedPCM // as received, at 24 kHz
 }
 
+// receivedMs is the audio received for the response so far (ms).
+func (rs *respState) receivedMs() float64 {
+	n := 0
+	for _, c := range rs.Audio {
+		n += len(c.PCM)
+	}
+	return float64(n) / 48 // 24 kHz PCM16: 48 bytes per ms
+}
+
 type timedPCM struct {
 	TMs float64
 	PCM []byte
@@ -115,9 +124,9 @@ type liveRun struct {
 	tt             *report.TurnTaking // derived turn-taking, recomputed at most every ttEveryMs
 	ttAtMs         float64
 	ttBusy         bool
-	probePCM       []byte
-	probeOffsets   []float64
-	notes          []map[string]any // wire-log annotations to add (off the lock)
+	probeClips     map[string]probeClipData // standard clips by kind, fetched once per run
+	probeSchedule  []ProbeAt                // probe_s probes not yet injected, in time order
+	notes          []map[string]any         // wire-log annotations to add (off the lock)
 }
 
 // newLiveRun prepares a run; start begins it.
@@ -126,7 +135,8 @@ func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 	return &liveRun{
 		settings: s, ctx: ctx, cancel: cancel, publish: publish,
 		frames: make(chan inputFrame, 512), stopped: make(chan struct{}), acks: make(chan ackReq, 256),
-		phase: phaseIdle, resp: map[string]*respState{}, probeOffsets: append([]float64(nil), s.ProbeS...),
+		phase: phaseIdle, resp: map[string]*respState{}, probeClips: map[string]probeClipData{},
+		probeSchedule: append([]ProbeAt(nil), s.Probes...),
 	}
 }
 
@@ -152,6 +162,14 @@ func (r *liveRun) run(pageHost string, secure bool) {
 		r.mu.Unlock()
 	} else if r.settings.DroppedPCM != nil {
 		clip = r.settings.DroppedPCM
+	}
+	if len(r.probeSchedule) > 0 {
+		// Fetch the scheduled clips now, so each goes out at its offset; a
+		// failure is reported on the probe's row when it is due.
+		r.setPhase(phaseConnecting, "Loading probe clips…")
+		for _, p := range r.probeSchedule {
+			_, _ = r.probeClip(p.Kind)
+		}
 	}
 	mic := clip == nil
 	g, err := newAudioGraph(audioOptions{
@@ -236,9 +254,9 @@ func (r *liveRun) afterSend(f inputFrame) {
 	sentAt := perfNow()
 	r.mu.Lock()
 	r.probeSentLocked(f.Seq, sentAt)
-	var due bool
-	if len(r.probeOffsets) > 0 && r.sentMs >= r.probeOffsets[0]*1000 {
-		r.probeOffsets, due = r.probeOffsets[1:], true
+	var due string
+	if len(r.probeSchedule) > 0 && r.sentMs >= r.probeSchedule[0].OffsetS*1000 {
+		due, r.probeSchedule = r.probeSchedule[0].Kind, r.probeSchedule[1:]
 	}
 	notes := r.notes
 	r.notes = nil
@@ -256,8 +274,8 @@ func (r *liveRun) afterSend(f inputFrame) {
 	for _, n := range notes {
 		_ = s.Note(n)
 	}
-	if due {
-		go r.injectProbe("interruption")
+	if due != "" {
+		go r.injectProbe(due)
 	}
 	r.maybeScoreTT(sentAt)
 	if (dur > 0 && sent >= dur*1000) || (dur <= 0 && clipDone) {

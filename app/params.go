@@ -31,9 +31,10 @@ type Settings struct {
 	// "coder" (coder/websocket, stamped when Read returns) — for the
 	// stamping benchmark.
 	Transport string
-	// ProbeS are barge-in probe offsets: seconds of sent input after which
-	// the interruption clip is mixed in (probe_s=4,12).
-	ProbeS []float64
+	// Probes are the scheduled probes, in time order: each kind's standard
+	// clip is mixed in after OffsetS seconds of sent input
+	// (probe_s=4,backchannel@9.5; a bare number is an interruption).
+	Probes []ProbeAt
 
 	// DroppedPCM is a WAV the user dropped on the page, as 16 kHz PCM16
 	// (DroppedName its file name); it replaces the mic when set.
@@ -111,10 +112,10 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 		s.View = v
 	}
 	if v := q.Get("probe_s"); v != "" {
-		if p, err := parseProbeOffsets(v); err != nil {
+		if p, err := parseProbeSchedule(v); err != nil {
 			errs = append(errs, err)
 		} else {
-			s.ProbeS = p
+			s.Probes = p
 		}
 	}
 	if v := q.Get("transport"); v != "" {
@@ -150,12 +151,8 @@ func (s Settings) Query() url.Values {
 	if s.Transport != "" {
 		q.Set("transport", s.Transport)
 	}
-	if len(s.ProbeS) > 0 {
-		var parts []string
-		for _, p := range s.ProbeS {
-			parts = append(parts, strconv.FormatFloat(p, 'f', -1, 64))
-		}
-		q.Set("probe_s", strings.Join(parts, ","))
+	if len(s.Probes) > 0 {
+		q.Set("probe_s", formatProbeSchedule(s.Probes))
 	}
 	return q
 }

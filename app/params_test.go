@@ -2,6 +2,7 @@ package app
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,7 +52,7 @@ func TestDefaultSettingsSecure(t *testing.T) {
 func TestSettingsQueryRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "p", Proxy: true, DurationS: 3, View: "live",
-		Transport: "coder", ProbeS: []float64{4, 12.5}}
+		Transport: "coder", Probes: []ProbeAt{{"interruption", 4}, {"backchannel", 9.5}, {"interruption", 12.5}}}
 	got, errs := ParseSettings(s.Query(), DefaultSettings("x", false))
 	if len(errs) != 0 {
 		t.Fatal(errs)
@@ -89,25 +90,62 @@ func TestDialURL(t *testing.T) {
 	}
 }
 
-func TestParseProbeOffsets(t *testing.T) {
+func TestParseProbeSchedule(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
+		name    string
 		in      string
-		want    []float64
+		want    []ProbeAt
 		wantErr bool
 	}{
-		{"4", []float64{4}, false},
-		{"1.5, 8,", []float64{1.5, 8}, false},
-		{"x", nil, true},
-		{"-1", nil, true},
+		{"bare seconds are interruptions", "4", []ProbeAt{{"interruption", 4}}, false},
+		{"spaces and empty entries", "1.5, 8,", []ProbeAt{{"interruption", 1.5}, {"interruption", 8}}, false},
+		{"kinds", "interruption@5,backchannel@9.5", []ProbeAt{{"interruption", 5}, {"backchannel", 9.5}}, false},
+		{"every kind, sorted by time", "noise@12, side_talk @ 3,backchannel@7,2",
+			[]ProbeAt{{"interruption", 2}, {"side_talk", 3}, {"backchannel", 7}, {"noise", 12}}, false},
+		{"not a number", "x", nil, true},
+		{"negative", "-1", nil, true},
+		{"unknown kind", "shout@3", nil, true},
+		{"missing seconds", "backchannel@", nil, true},
+		{"one bad entry refuses all", "interruption@5,backchanel@9", nil, true},
+		{"infinite", "Inf", nil, true},
+		{"not a number NaN", "noise@NaN", nil, true},
 	}
 	for _, tc := range tests {
-		got, err := parseProbeOffsets(tc.in)
-		if (err != nil) != tc.wantErr {
-			t.Errorf("%q: err %v", tc.in, err)
-		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("%q (-want +got)\n%s", tc.in, diff)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := parseProbeSchedule(tc.in)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("%q: err %v, wantErr %v", tc.in, err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%q (-want +got)\n%s", tc.in, diff)
+			}
+			if err == nil {
+				back, err := parseProbeSchedule(formatProbeSchedule(got))
+				if err != nil || !cmp.Equal(got, back) {
+					t.Errorf("round trip through %q: %v, %v", formatProbeSchedule(got), back, err)
+				}
+			}
+		})
+	}
+}
+
+// TestProbeScheduleParam: a bad probe_s is reported like the other
+// parameters (one error naming the entry; no probes scheduled), and a bare
+// offset keeps meaning an interruption (old links).
+func TestProbeScheduleParam(t *testing.T) {
+	t.Parallel()
+	def := DefaultSettings("h", false)
+	s, errs := ParseSettings(url.Values{"probe_s": {"5,11"}}, def)
+	if len(errs) != 0 || !cmp.Equal(s.Probes, []ProbeAt{{"interruption", 5}, {"interruption", 11}}) {
+		t.Errorf("probe_s=5,11: %+v %v", s.Probes, errs)
+	}
+	if q := s.Query().Get("probe_s"); q != "5,11" {
+		t.Errorf("link keeps probe_s=%q, want the old form 5,11", q)
+	}
+	s, errs = ParseSettings(url.Values{"probe_s": {"interruption@5,cough@9"}}, def)
+	if len(errs) != 1 || s.Probes != nil || !strings.Contains(errs[0].Error(), `"cough@9"`) {
+		t.Errorf("bad entry: probes %+v, errors %v; want one error naming cough@9", s.Probes, errs)
 	}
 }

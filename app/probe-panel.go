@@ -1,31 +1,61 @@
 package app
 
-import "github.com/maxence-charriere/go-app/v10/pkg/app"
+import (
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-// probePanel injects barge-in probes and lists what each one did.
+	"github.com/duplexscope/duplexscope/session"
+)
+
+// probePanel injects barge-in and overlap probes of a chosen kind and lists
+// what each one did.
 type probePanel struct {
 	app.Compo
 	Probes    []probeView
 	Streaming bool
+	kind      string // chosen kind; unexported, so the parent's updates keep it
+}
+
+// selected is the chosen kind (interruption until one is chosen).
+func (p *probePanel) selected() string {
+	if _, ok := probeKinds[p.kind]; ok {
+		return p.kind
+	}
+	return session.ProbeInterruption
 }
 
 func (p *probePanel) Render() app.UI {
+	kind := p.selected()
+	k := probeKinds[kind]
 	return app.Section().Class("ds-panel").ID("probes").Body(
-		app.H2().Text("Barge-in probes"),
+		app.H2().Text("Barge-in and overlap probes"),
 		app.Div().Class("ds-row").Body(
-			app.Button().ID("btn-probe").Class("ds-btn ds-ghost").Disabled(!p.Streaming).Text("Interrupt now").
-				OnClick(func(ctx app.Context, e app.Event) { ctx.NewAction(actionProbe) }),
-			app.Span().Class("ds-hint").Text("Mixes a short spoken clip into what is sent, as if you talked over the model. Stop latency: probe sent (client send clock) → the model's audio stopped playing (playback clock)."),
+			app.Select().ID("in-probe-kind").Body(app.Range(session.ProbeKinds).Slice(func(i int) app.UI {
+				v := session.ProbeKinds[i]
+				return app.Option().Value(v).Text(probeKinds[v].Label).Selected(v == kind)
+			})).OnChange(func(ctx app.Context, e app.Event) { p.kind = ctx.JSSrc().Get("value").String() }),
+			app.Button().ID("btn-probe").Class("ds-btn ds-ghost").Disabled(!p.Streaming).Text(k.Button).
+				// Read the kind at click time: go-app keeps the first
+				// render's handler closure.
+				OnClick(func(ctx app.Context, e app.Event) { ctx.NewActionWithValue(actionProbe, p.selected()) }),
+			app.Span().ID("probe-hint").Class("ds-hint").Text(k.Hint),
 		),
-		app.If(len(p.Probes) > 0, func() app.UI {
-			return app.Table().Class("ds-table").Body(
-				app.Tr().Body(app.Th().Text("probe"), app.Th().Text("response talking"), app.Th().Text("stop latency"), app.Th().Text("model's next turn"), app.Th().Text("outcome")),
-				app.Range(p.Probes).Slice(func(i int) app.UI {
-					v := p.Probes[i]
-					return app.Tr().Attr("data-outcome", v.Outcome).Body(app.Td().Text(v.ID+" ("+v.Kind+")"), app.Td().Text(v.Response),
-						app.Td().Text(v.StopLatency), app.Td().Text(v.Resume), app.Td().Text(v.Outcome))
-				}),
-			)
+		app.P().Class("ds-hint").Text("Mixes a standard clip into what is sent, as if someone spoke over the model. Stop latency: probe sent (client send clock) → the model's audio stopped playing (playback clock)."),
+		app.If(len(p.Probes) > 0, func() app.UI { return probeTable(p.Probes) }),
+	)
+}
+
+// probeTable lists the probes: what was talking, whether and when it
+// stopped, and the verdict against the kind's expectation.
+func probeTable(ps []probeView) app.UI {
+	return app.Table().Class("ds-table").Body(
+		app.Tr().Body(app.Th().Text("probe"), app.Th().Text("kind"), app.Th().Text("response talking at onset"),
+			app.Th().Text("stop latency (send → playback clock)"), app.Th().Text("played at the cut"), app.Th().Text("received"),
+			app.Th().Text("model's next turn (response.created, receive clock, after onset)"), app.Th().Text("verdict")),
+		app.Range(ps).Slice(func(i int) app.UI {
+			v := ps[i]
+			return app.Tr().Attr("data-outcome", v.Outcome).Attr("data-kind", v.Kind).Attr("data-pass", v.Pass).Body(
+				app.Td().Text(v.ID), app.Td().Text(v.Kind), app.Td().Text(v.Response), app.Td().Text(v.StopLatency),
+				app.Td().Text(v.Played), app.Td().Text(v.Received), app.Td().Text(v.Resume), app.Td().Text(v.Verdict))
 		}),
 	)
 }

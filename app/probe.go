@@ -2,17 +2,20 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/session"
 )
 
-// probe is one injected barge-in probe (issue 11): a clip mixed into the
-// outgoing input while the model may be talking.
+// probe is one injected barge-in or overlap probe (issue 11): a standard
+// clip mixed into the outgoing input while the model may be talking.
 //
 // Onset is the send instant of the frame carrying the probe's first sample
 // (client send clock): that is when the server can first hear it. Stop is
@@ -22,68 +25,184 @@ import (
 type probe struct {
 	ID         string
 	Kind       string
+	Clip       string  // the clip's name from GET /api/probes ("standard:KIND")
 	Seq        int     // worklet frame carrying the first sample (-1 until known)
 	OnsetMs    float64 // client send clock, 0 until sent
 	ResponseID string  // response playing at onset ("" = model silent)
-	StopMs     float64 // playback clock (mapped), 0 = not stopped
-	PlayedMs   int     // of ResponseID when it stopped (truncation point)
-	ResumeMs   float64 // next response.created after onset, client receive clock
-	Outcome    string
+	// StoppedBy is how that response stopped, with session.ProbeResult's
+	// meanings (session.ProbeCleared, ProbeEnded, ProbeLaterProbe); "" while
+	// it plays.
+	StoppedBy string
+	StopMs    float64 // playback clock (mapped) of the cut, 0 = not cut by this probe
+	PlayedMs  int     // of ResponseID when it was cut (truncation point)
+	ResumeMs  float64 // next response.created after onset, client receive clock
+	Err       string  // the clip could not be loaded (the probe was not sent)
+}
+
+// ProbeAt is a scheduled probe: the standard clip of Kind, mixed in after
+// OffsetS seconds of sent input.
+type ProbeAt struct {
+	Kind    string
+	OffsetS float64
+}
+
+// probeKind is what the page says about a probe kind.
+type probeKind struct {
+	Label, Button, Hint string
+	WantStop            bool // a good duplex model stops talking
+}
+
+// probeKinds describes session.ProbeKinds for the probe panel.
+var probeKinds = map[string]probeKind{
+	session.ProbeInterruption: {"Interruption", "Interrupt now",
+		"“Wait, what about Mars?” said over the model: a good duplex model stops talking quickly (and answers).", true},
+	session.ProbeBackchannel: {"Backchannel", "Say “mm hmm” now",
+		"“mm hmm”: the listener only agrees, so a good duplex model keeps talking.", false},
+	session.ProbeSideTalk: {"Side talk", "Side talk now",
+		"A quiet sentence said to someone else: not for the model, so a good duplex model keeps talking.", false},
+	session.ProbeNoise: {"Noise", "Noise now",
+		"One second of white noise: not speech, so a good duplex model keeps talking.", false},
 }
 
 // probeView is a row of the probe table.
 type probeView struct {
-	ID, Kind, Response, StopLatency, Resume, Outcome string
+	ID, Kind, Response, StopLatency, Played, Received, Resume, Verdict string
+	Outcome                                                            string // data-outcome: cleared|ended|later_probe|pending|silent|waiting|error
+	Pass                                                               string // data-pass: "yes", "no", or "" (no verdict)
 }
 
-// parseProbeOffsets reads probe_s=1.5,8 (seconds of input after stream start).
-func parseProbeOffsets(v string) ([]float64, error) {
-	var out []float64
+// parseProbeSchedule reads probe_s: comma-separated SECONDS (an
+// interruption) or KIND@SECONDS entries, seconds of sent input after stream
+// start. The whole parameter is refused when an entry is bad, naming it: a
+// run with half the intended probes would mislead.
+func parseProbeSchedule(v string) ([]ProbeAt, error) {
+	var out []ProbeAt
+	var bad []string
 	for _, f := range strings.Split(v, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
 		}
-		x, err := strconv.ParseFloat(f, 64)
-		if err != nil || x < 0 {
-			return nil, fmt.Errorf("probe_s=%q: want seconds, comma-separated", v)
+		p := ProbeAt{Kind: session.ProbeInterruption}
+		sec := f
+		if k, s, ok := strings.Cut(f, "@"); ok {
+			p.Kind, sec = strings.TrimSpace(k), strings.TrimSpace(s)
 		}
-		out = append(out, x)
+		x, err := strconv.ParseFloat(sec, 64)
+		if err == nil {
+			p.OffsetS = x
+			err = session.ValidateProbe(session.Probe{Kind: p.Kind, OffsetS: x})
+		}
+		if err != nil {
+			bad = append(bad, f)
+			continue
+		}
+		out = append(out, p)
 	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("probe_s=%q: did not understand %q; want seconds (an interruption) or KIND@SECONDS with KIND one of %s, comma-separated",
+			v, bad, strings.Join(session.ProbeKinds, ", "))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].OffsetS < out[j].OffsetS })
 	return out, nil
 }
 
-// probeClip loads the interruption clip (the first bundled clip).
-func probeClip(ctx context.Context) ([]byte, error) {
-	return loadDatasetFirstClip(ctx, "builtin")
+// formatProbeSchedule writes probe_s; interruptions stay bare numbers, the
+// form older pages read.
+func formatProbeSchedule(ps []ProbeAt) string {
+	parts := make([]string, 0, len(ps))
+	for _, p := range ps {
+		s := strconv.FormatFloat(p.OffsetS, 'f', -1, 64)
+		if p.Kind != session.ProbeInterruption {
+			s = p.Kind + "@" + s
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ",")
 }
 
-// injectProbe mixes the interruption clip into the input now (button or a
+// probeClipData is a loaded standard clip.
+type probeClipData struct {
+	PCM  []byte // 16 kHz mono PCM16
+	Name string // "standard:KIND"
+}
+
+// loadProbeClip fetches the standard clip of kind from the page's server:
+// GET /api/probes names it and gives its URL (/api/probes/{kind}.wav).
+func loadProbeClip(ctx context.Context, kind string) (probeClipData, error) {
+	var list struct {
+		Probes []struct {
+			Kind string `json:"kind"`
+			Clip string `json:"clip"`
+			URL  string `json:"url"`
+		} `json:"probes"`
+	}
+	b, err := fetch(ctx, "/api/probes")
+	if err != nil {
+		return probeClipData{}, err
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return probeClipData{}, fmt.Errorf("reading the probe clip list: %w", err)
+	}
+	for _, p := range list.Probes {
+		if p.Kind != kind {
+			continue
+		}
+		w, err := fetch(ctx, p.URL)
+		if err != nil {
+			return probeClipData{}, err
+		}
+		pcm, err := wavToInput(w)
+		if err != nil {
+			return probeClipData{}, fmt.Errorf("clip %s: %w", p.Clip, err)
+		}
+		return probeClipData{PCM: pcm, Name: p.Clip}, nil
+	}
+	return probeClipData{}, fmt.Errorf("the server offers no standard %s clip", kind)
+}
+
+// probeClip returns kind's clip, fetched once per run.
+func (r *liveRun) probeClip(kind string) (probeClipData, error) {
+	r.mu.Lock()
+	c, ok := r.probeClips[kind]
+	r.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := loadProbeClip(r.ctx, kind)
+	if err != nil {
+		return c, err
+	}
+	r.mu.Lock()
+	r.probeClips[kind] = c
+	r.mu.Unlock()
+	return c, nil
+}
+
+// injectProbe mixes kind's standard clip into the input now (button or a
 // probe_s offset). Called from controller goroutines.
 func (r *liveRun) injectProbe(kind string) {
 	r.mu.Lock()
 	g, ready := r.graph, r.ready
-	id := fmt.Sprintf("probe_%d", len(r.probes)+1)
-	if ready {
-		r.probes = append(r.probes, &probe{ID: id, Kind: kind, Seq: -1})
+	var p *probe
+	if ready && g != nil {
+		p = &probe{ID: fmt.Sprintf("probe_%d", len(r.probes)+1), Kind: kind, Seq: -1}
+		r.probes = append(r.probes, p)
 	}
-	clip := r.probePCM
 	r.mu.Unlock()
-	if !ready || g == nil {
+	if p == nil {
 		return
 	}
-	if clip == nil {
-		c, err := probeClip(r.ctx)
-		if err != nil {
-			r.mu.Lock()
-			r.probes[len(r.probes)-1].Outcome = "no probe clip: " + err.Error()
-			r.mu.Unlock()
-			return
-		}
-		r.mu.Lock()
-		r.probePCM, clip = c, c
-		r.mu.Unlock()
+	c, err := r.probeClip(kind)
+	r.mu.Lock()
+	if err != nil {
+		p.Err = "no " + kind + " clip: " + err.Error()
+	} else {
+		p.Clip = c.Name
 	}
-	g.inject(id, clip)
+	r.mu.Unlock()
+	if err == nil {
+		g.inject(p.ID, c.PCM)
+	}
 }
 
 // onProbeOnset runs in the worklet callback: remember the frame.
@@ -103,12 +222,10 @@ func (r *liveRun) probeSentLocked(seq int, sentAt float64) {
 		if p.Seq == seq && p.OnsetMs == 0 {
 			p.OnsetMs = sentAt
 			p.ResponseID = r.playingLocked()
-			if p.ResponseID == "" {
-				p.Outcome = "model was silent at onset"
-			}
-			r.markers = append(r.markers, chart.Marker{TS: (sentAt - r.streamStartMs) / 1000, Kind: chart.MarkProbe, ResponseID: p.ID})
+			r.markers = append(r.markers, chart.Marker{TS: (sentAt - r.streamStartMs) / 1000, Kind: chart.MarkProbe, ResponseID: p.ID,
+				Label: fmt.Sprintf("%s (%s) sent, talking: %s", p.ID, p.Kind, orDash(p.ResponseID))})
 			r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "onset", "probe_id": p.ID, "kind": p.Kind,
-				"onset_ms": sentAt, "clock": "client send", "response_id": p.ResponseID})
+				"clip": p.Clip, "onset_ms": sentAt, "clock": "client send", "response_id": p.ResponseID})
 		}
 	}
 }
@@ -124,29 +241,38 @@ func (r *liveRun) playingLocked() string {
 	return ""
 }
 
-// probeStoppedLocked records that response id's playback was cut at perfMs.
+// probeStoppedLocked records that response id's playback was cut at perfMs:
+// the cut belongs to the latest probe sent on it before the cut; earlier
+// ones were talked through (session.ProbeLaterProbe).
 func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
+	var last *probe
 	for _, p := range r.probes {
-		if p.ResponseID == id && p.OnsetMs > 0 && p.StopMs == 0 {
-			p.StopMs, p.PlayedMs = perfMs, playedMs
-			p.Outcome = "stopped"
-			r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "stopped", "probe_id": p.ID,
-				"response_id": id, "stop_latency_ms": perfMs - p.OnsetMs, "played_ms": playedMs, "clock": "playback"})
+		if p.ResponseID == id && p.OnsetMs > 0 && p.OnsetMs <= perfMs && p.StoppedBy == "" {
+			if last != nil {
+				last.StoppedBy = session.ProbeLaterProbe
+			}
+			last = p
 		}
 	}
+	if last == nil {
+		return
+	}
+	last.StoppedBy, last.StopMs, last.PlayedMs = session.ProbeCleared, perfMs, playedMs
+	lat := perfMs - last.OnsetMs
+	r.markers = append(r.markers, chart.Marker{TS: (perfMs - r.streamStartMs) / 1000, Kind: chart.MarkProbeStop, ResponseID: last.ID,
+		Label: fmt.Sprintf("%s (%s) stopped %s after %.0f ms", last.ID, last.Kind, id, lat)})
+	r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "stopped", "probe_id": last.ID,
+		"response_id": id, "stop_latency_ms": lat, "played_ms": playedMs, "clock": "playback"})
 }
 
-// probeDrainedLocked: the response played to its end despite the probe.
+// probeDrainedLocked: the response played to its end despite the probes.
 func (r *liveRun) probeDrainedLocked(id string) {
 	for _, p := range r.probes {
-		if p.ResponseID == id && p.OnsetMs > 0 && p.StopMs == 0 && p.Outcome == "" {
-			p.Outcome = probeKeptTalking
+		if p.ResponseID == id && p.OnsetMs > 0 && p.StoppedBy == "" {
+			p.StoppedBy = session.ProbeEnded
 		}
 	}
 }
-
-// probeKeptTalking is the outcome of a probe the model talked through.
-const probeKeptTalking = "kept talking (played to the end)"
 
 // probeCreatedLocked records the model's next turn after a probe.
 func (r *liveRun) probeCreatedLocked(tMs float64) {
@@ -159,21 +285,73 @@ func (r *liveRun) probeCreatedLocked(tMs float64) {
 
 // probeViewsLocked renders the probe table.
 func (r *liveRun) probeViewsLocked() []probeView {
-	var out []probeView
+	out := make([]probeView, 0, len(r.probes))
 	for _, p := range r.probes {
-		v := probeView{ID: p.ID, Kind: p.Kind, Response: p.ResponseID, StopLatency: "—", Resume: "—", Outcome: p.Outcome}
-		if p.OnsetMs == 0 {
-			v.Outcome = "waiting to be sent"
+		recv := -1.0
+		if rs := r.resp[p.ResponseID]; rs != nil {
+			recv = rs.receivedMs()
 		}
-		if p.StopMs > 0 {
-			v.StopLatency = fmt.Sprintf("%.0f ms (truncated at %d ms played)", p.StopMs-p.OnsetMs, p.PlayedMs)
-		}
-		if p.ResumeMs > 0 {
-			v.Resume = fmt.Sprintf("+%.0f ms", p.ResumeMs-p.OnsetMs)
-		}
-		out = append(out, v)
+		out = append(out, probeRow(*p, recv))
 	}
 	return out
+}
+
+// probeRow is the table row of p; receivedMs is the audio received of its
+// response so far (< 0: none).
+func probeRow(p probe, receivedMs float64) probeView {
+	v := probeView{ID: p.ID, Kind: p.Kind, Response: orDash(p.ResponseID), StopLatency: "—", Played: "—", Received: "—", Resume: "—"}
+	if receivedMs >= 0 {
+		v.Received = fmt.Sprintf("%.0f ms", receivedMs)
+	}
+	if p.StoppedBy == session.ProbeCleared {
+		v.StopLatency = fmt.Sprintf("%.0f ms", p.StopMs-p.OnsetMs)
+		v.Played = fmt.Sprintf("%d ms", p.PlayedMs)
+	}
+	if p.ResumeMs > 0 {
+		v.Resume = fmt.Sprintf("+%.0f ms", p.ResumeMs-p.OnsetMs)
+	}
+	v.Verdict, v.Outcome, v.Pass = probeVerdict(p)
+	return v
+}
+
+// probeVerdict says what the model did against what a good duplex model
+// does for the kind (interruption: stop; the others: keep talking).
+func probeVerdict(p probe) (text, outcome, pass string) {
+	switch {
+	case p.Err != "":
+		return p.Err, "error", ""
+	case p.OnsetMs == 0:
+		return "waiting to be sent", "waiting", ""
+	case p.ResponseID == "":
+		return "model was silent at onset: nothing to stop", "silent", ""
+	}
+	switch p.StoppedBy {
+	case session.ProbeCleared:
+		text = fmt.Sprintf("stopped in %.0f ms", p.StopMs-p.OnsetMs)
+	case session.ProbeEnded:
+		text = "kept talking"
+	case session.ProbeLaterProbe:
+		text = "kept talking (until a later probe)"
+	default:
+		return "model still talking…", "pending", ""
+	}
+	if (p.StoppedBy == session.ProbeCleared) == probeKinds[p.Kind].WantStop {
+		return text + " ✓", p.StoppedBy, "yes"
+	}
+	return text + " ✗", p.StoppedBy, "no"
+}
+
+// interruptionOnset is p's onset when it is a sent interruption: the page's
+// derived turn-taking cases are interruptions (other kinds are not).
+func (p *probe) interruptionOnset() (float64, bool) {
+	return p.OnsetMs, p.OnsetMs > 0 && p.Kind == session.ProbeInterruption
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }
 
 // probeClock labels the page's probe numbers: onset on the client send
@@ -190,20 +368,17 @@ func probeReports(ps []probe, streamStartMs float64, receivedMs map[string]float
 		if p.OnsetMs == 0 {
 			continue
 		}
-		rp := report.Probe{SessionID: sid, Kind: p.Kind, Clip: "builtin:first", OffsetS: metrics.Round((p.OnsetMs-streamStartMs)/1000, 3),
+		rp := report.Probe{SessionID: sid, Kind: p.Kind, Clip: p.Clip, OffsetS: metrics.Round((p.OnsetMs-streamStartMs)/1000, 3),
 			OnsetMs: metrics.Round(p.OnsetMs, 3), ActiveResponseID: p.ResponseID, Clock: probeClock}
 		if p.ResponseID != "" {
 			if ms, ok := receivedMs[p.ResponseID]; ok {
 				ms = metrics.Round(ms, 3)
 				rp.ReceivedMs = &ms
 			}
-			switch {
-			case p.StopMs > 0:
-				rp.StoppedBy = "cleared"
+			rp.StoppedBy = p.StoppedBy
+			if p.StoppedBy == session.ProbeCleared {
 				lat, played := metrics.Round(p.StopMs-p.OnsetMs, 3), p.PlayedMs
 				rp.StopLatencyMs, rp.PlayedMs = &lat, &played
-			case p.Outcome == probeKeptTalking:
-				rp.StoppedBy = "ended"
 			}
 		}
 		if p.ResumeMs > 0 {

@@ -77,11 +77,7 @@ func (r *liveRun) buildSaveInput(tr *trace.Session) saveInput {
 	in.StreamStartMs = r.streamStartMs
 	in.ReceivedMs = map[string]float64{}
 	for id, rs := range r.resp {
-		n := 0
-		for _, c := range rs.Audio {
-			n += len(c.PCM)
-		}
-		in.ReceivedMs[id] = float64(n) / 48 // 24 kHz PCM16: 48 bytes per ms
+		in.ReceivedMs[id] = rs.receivedMs()
 	}
 	for _, p := range r.probes {
 		in.Probes = append(in.Probes, *p)
@@ -173,8 +169,8 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 	rep.Probes = probeReports(in.Probes, in.StreamStartMs, in.ReceivedMs, sid)
 	var onsets []float64
 	for _, p := range in.Probes {
-		if p.OnsetMs > 0 {
-			onsets = append(onsets, p.OnsetMs)
+		if on, ok := p.interruptionOnset(); ok {
+			onsets = append(onsets, on)
 		}
 	}
 	// Derived cases only: the page does not load per-clip labels yet.

@@ -39,6 +39,6 @@ func (c *ttCards) Render() app.UI {
 				app.Div().Text(fmt.Sprintf("latency %s over %d takeover cases (client trace clock)", lat, s.LatencyCount)),
 			)
 		}),
-		app.P().Class("ds-hint").Text("Without labels the cases are derived: each probe is an interruption at its onset; each user speech end followed by ≥ 3 s without user speech is a turn end. Energy VAD (−40 dBFS, 20 ms frames) on both channels; a model burst < 1 s is a backchannel. Recomputed at most every 2 s."),
+		app.P().Class("ds-hint").Text("Without labels the cases are derived: each interruption probe is an interruption at its onset; each user speech end followed by ≥ 3 s without user speech is a turn end. Energy VAD (−40 dBFS, 20 ms frames) on both channels; a model burst < 1 s is a backchannel. Recomputed at most every 2 s."),
 	)
 }

@@ -14,7 +14,7 @@ import (
 // shows is scored.
 const derivedRule = "energy VAD on both channels: 20 ms frames, speech when frame RMS ≥ −40 dBFS, gaps < 200 ms joined, segments < 100 ms dropped; " +
 	"takeover = first model segment starting in [anchor, anchor+3 s) that is not a backchannel (< 1 s; no word count on the page); " +
-	"derived cases (no labels): each probe is an interruption anchored at its onset; each user speech end followed by ≥ 3 s without user speech (within the recording) is a turn end"
+	"derived cases (no labels): each interruption probe is an interruption anchored at its onset; each user speech end followed by ≥ 3 s without user speech (within the recording) is a turn end"
 
 // derivedCases builds the unlabelled cases on the trace clock: probes
 // (onset ms) are interruptions; a user speech end followed by at least
@@ -71,14 +71,14 @@ func derivedTurnTaking(tr *trace.Session, probeOnsets []float64, sid string) *re
 // loop, and once more when the run ends.
 const ttEveryMs = 2000
 
-// probeOnsets are the send instants of the probes sent so far.
+// probeOnsets are the send instants of the interruption probes sent so far.
 func (r *liveRun) probeOnsets() []float64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []float64
 	for _, p := range r.probes {
-		if p.OnsetMs > 0 {
-			out = append(out, p.OnsetMs)
+		if on, ok := p.interruptionOnset(); ok {
+			out = append(out, on)
 		}
 	}
 	return out

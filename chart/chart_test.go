@@ -136,8 +136,11 @@ func TestTimelineOptions(t *testing.T) {
 		User:  []Level{{0, 0.1}, {0.2, 0.4}, {0.4, 0}},
 		Model: []Level{{0.5, 0}, {0.7, 0.6}},
 		Markers: []Marker{
-			{0.45, MarkCreated, "resp_1"}, {0.6, MarkFirstAudio, "resp_1"}, {0.55, MarkFirstText, "resp_1"},
-			{0.8, MarkPlaybackStart, "resp_1"}, {1.5, MarkDone, "resp_1"},
+			{TS: 0.45, Kind: MarkCreated, ResponseID: "resp_1"}, {TS: 0.6, Kind: MarkFirstAudio, ResponseID: "resp_1"},
+			{TS: 0.55, Kind: MarkFirstText, ResponseID: "resp_1"}, {TS: 0.8, Kind: MarkPlaybackStart, ResponseID: "resp_1"},
+			{TS: 1.5, Kind: MarkDone, ResponseID: "resp_1"},
+			{TS: 1.0, Kind: MarkProbe, ResponseID: "probe_1", Label: "probe_1 (interruption) onset"},
+			{TS: 1.24, Kind: MarkProbeStop, ResponseID: "probe_1", Label: "probe_1 (interruption) stopped the model after 240 ms"},
 		},
 		Captions: []Caption{{0.55, LaneModel, "Sure"}, {0.1, LaneUser, "hello"}},
 	}
@@ -153,9 +156,17 @@ func TestTimelineOptions(t *testing.T) {
 	for _, s := range o.Series {
 		names[s.Name] = len(s.Data)
 	}
-	for name, want := range map[string]int{"user input": 3, "model output": 2, MarkCreated: 1, MarkFirstText: 1, "user transcript": 1, "model transcript": 1} {
+	for name, want := range map[string]int{"user input": 3, "model output": 2, MarkCreated: 1, MarkFirstText: 1, MarkProbe: 1, MarkProbeStop: 1, "user transcript": 1, "model transcript": 1} {
 		if names[name] != want {
 			t.Errorf("series %q has %d points, want %d", name, names[name], want)
+		}
+	}
+	// Probe markers name their probe in the tooltip; others their response.
+	for _, s := range o.Series {
+		for _, d := range s.Data {
+			if want := map[string]string{MarkCreated: "resp_1", MarkProbeStop: "probe_1 (interruption) stopped the model after 240 ms"}[s.Name]; want != "" && d.Name != want {
+				t.Errorf("series %q point named %q, want %q", s.Name, d.Name, want)
+			}
 		}
 	}
 	golden.Check(t, "json", indent(t, b))
@@ -167,7 +178,7 @@ func TestTimelineLanes(t *testing.T) {
 	t.Parallel()
 	b, err := TimelineOptions(Timeline{
 		User: []Level{{0, 0.1}}, Model: []Level{{0.5, 0.2}},
-		Markers:  []Marker{{0.4, MarkCreated, "r"}},
+		Markers:  []Marker{{TS: 0.4, Kind: MarkCreated, ResponseID: "r"}},
 		Captions: []Caption{{0.1, LaneUser, "hi"}, {0.6, LaneModel, "yo"}},
 	})
 	if err != nil {

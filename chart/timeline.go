@@ -27,9 +27,10 @@ const (
 	MarkCleared       = "buffer cleared"
 	MarkDone          = "response.done"
 	MarkProbe         = "probe onset"
+	MarkProbeStop     = "probe stop" // the playback cut a probe caused
 )
 
-var markerKinds = []string{MarkCreated, MarkFirstText, MarkFirstAudio, MarkPlaybackStart, MarkCleared, MarkDone, MarkProbe}
+var markerKinds = []string{MarkCreated, MarkFirstText, MarkFirstAudio, MarkPlaybackStart, MarkCleared, MarkDone, MarkProbe, MarkProbeStop}
 
 var markerStyle = map[string]struct {
 	symbol, color string
@@ -42,14 +43,17 @@ var markerStyle = map[string]struct {
 	MarkCleared:       {"pin", "#e53935", 0.95},
 	MarkDone:          {"emptyCircle", "#8fa6b8", 0.6},
 	MarkProbe:         {"arrow", "#f06292", 1.05},
+	MarkProbeStop:     {"roundRect", "#f06292", 1.05}, // on the onsets' line: onset → stop reads left to right
 }
 
 // Marker is an event on the timeline (client receive clock, or playback
-// clock for playback start).
+// clock for playback start and probe stop; client send clock for probe
+// onset).
 type Marker struct {
 	TS         float64
 	Kind       string // one of the Mark* constants
 	ResponseID string
+	Label      string // tooltip name (default ResponseID): probes name their id and kind
 }
 
 // Caption is a transcript snippet placed at TS on a lane.
@@ -129,7 +133,11 @@ func TimelineOptions(tl Timeline) ([]byte, error) {
 	s := charts.NewScatter()
 	byKind := map[string][]opts.ScatterData{}
 	for _, m := range tl.Markers {
-		byKind[m.Kind] = append(byKind[m.Kind], opts.ScatterData{Name: m.ResponseID, Value: []float64{m.TS, markerStyle[m.Kind].y}})
+		name := m.Label
+		if name == "" {
+			name = m.ResponseID
+		}
+		byKind[m.Kind] = append(byKind[m.Kind], opts.ScatterData{Name: name, Value: []float64{m.TS, markerStyle[m.Kind].y}})
 	}
 	for _, k := range markerKinds {
 		if len(byKind[k]) == 0 {

@@ -28,4 +28,13 @@
 // Options.MediaRoot, else the manifest's directory. Soundtracks taken from a
 // video are padded with zeros (or truncated) to ceil(duration_s)·32 000 bytes,
 // as OmniInteract does.
+//
+// # Standard probe clips
+//
+// ProbeClip(kind) is the one definition of the clips a barge-in / overlap
+// probe injects when it names none (`run --probe`, GET /api/probes, the
+// page): interruption and backchannel are the labelled speech of the
+// turn-taking cases of the same name, side_talk a builtin sentence at
+// −12 dB, noise 1 s of seeded white noise. They are cut from the bundled
+// audio, so no WAV is added.
 package dataset

@@ -23,6 +23,7 @@ import (
 	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/web"
 )
@@ -68,11 +69,13 @@ func startStack(t testing.TB) *stack {
 		UploadCapability: func(*http.Request) string { return srv.Capability() },
 	})
 	srv, err = server.New(server.Config{
-		Store:    st.store,
-		App:      page,
-		Web:      web.FS,
-		Sim:      simSrv,
-		Datasets: map[string]fs.FS{dataset.BuiltinName: dataset.BuiltinFS},
+		Store:      st.store,
+		App:        page,
+		Web:        web.FS,
+		Sim:        simSrv,
+		Datasets:   map[string]fs.FS{dataset.BuiltinName: dataset.BuiltinFS},
+		ProbeClip:  dataset.ProbeClip,
+		ProbeKinds: session.ProbeKinds,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -53,6 +53,12 @@ func runPage(t testing.TB, s *stack, ctx context.Context, query url.Values, time
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatalf("navigate %s: %v", u, err)
 	}
+	return awaitReport(t, ctx, start, timeout)
+}
+
+// awaitReport waits until the page navigated at start has archived its run.
+func awaitReport(t testing.TB, ctx context.Context, start time.Time, timeout time.Duration) browserRun {
+	t.Helper()
 	var run browserRun
 	run.Ctx = ctx
 	err := pollUntil(ctx, timeout, func() (bool, error) {

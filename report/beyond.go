@@ -51,7 +51,7 @@ type Probe struct {
 	OffsetS          float64  `json:"offset_s"`
 	OnsetMs          float64  `json:"onset_ms"`
 	ActiveResponseID string   `json:"active_response_id,omitempty"`
-	StoppedBy        string   `json:"stopped_by,omitempty"` // cleared | ended | ""
+	StoppedBy        string   `json:"stopped_by,omitempty"` // cleared | ended | later_probe | ""
 	StopLatencyMs    *float64 `json:"stop_latency_ms,omitempty"`
 	PlayedMs         *int     `json:"played_ms,omitempty"`
 	CommittedMs      *int     `json:"committed_ms,omitempty"`
@@ -113,7 +113,7 @@ func (c *checker) beyond(r *Report) {
 		p := fmt.Sprintf("probes[%d]", i)
 		c.str(p+".kind", pr.Kind, 64, true)
 		c.str(p+".clip", pr.Clip, 1024, false)
-		c.enum(p+".stopped_by", pr.StoppedBy, "", "cleared", "ended")
+		c.enum(p+".stopped_by", pr.StoppedBy, "", "cleared", "ended", "later_probe")
 		c.num(p+".stop_latency_ms", pr.StopLatencyMs, false)
 		c.num(p+".received_ms", pr.ReceivedMs, true)
 		c.num(p+".resume_after_ms", pr.ResumeAfterMs, false)

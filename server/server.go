@@ -36,6 +36,12 @@ type Config struct {
 	// Datasets are the clip sets the page may stream (name → FS holding
 	// manifest.jsonl and 16 kHz WAVs), served under /api/datasets/.
 	Datasets map[string]fs.FS
+	// ProbeClip returns the standard probe clip of a kind as 16 kHz mono
+	// PCM16 and its name (dataset.ProbeClip); with ProbeKinds (in menu
+	// order, session.ProbeKinds) it is served under /api/probes. Nil serves
+	// none.
+	ProbeClip  func(kind string) (pcm []byte, name string, err error)
+	ProbeKinds []string
 	// WriteToken, when set, is required (Authorization: Bearer) for writes
 	// and deletes; pages served by the server carry an upload capability.
 	WriteToken string
@@ -167,6 +173,8 @@ func (s *Server) routes() {
 	h("GET /proxy", s.handleProxy)
 	h("GET /api/datasets/{name}", s.handleDataset)
 	h("GET /api/datasets/{name}/{file}", s.handleDatasetClip)
+	h("GET /api/probes", s.handleProbes)
+	h("GET /api/probes/{file}", s.handleProbeClip)
 	h("GET /healthz", s.handleHealth)
 	s.mux.Handle("GET /metrics", s.metricsHandler())
 	h("GET /assets/{file}", s.handleAsset)

@@ -19,6 +19,16 @@ const (
 	ProbeNoise        = "noise"        // non-speech noise
 )
 
+// How the response playing at a probe's onset stopped (ProbeResult.StoppedBy).
+const (
+	ProbeCleared = "cleared" // output_audio_buffer.cleared: the probe cut it
+	ProbeEnded   = "ended"   // its audio ran out: the model kept talking to the end
+	// ProbeLaterProbe: it was cleared, but after a later probe's onset on
+	// the same response: the model kept talking through this probe, and the
+	// cut (with its latency) belongs to the later one.
+	ProbeLaterProbe = "later_probe"
+)
+
 // ProbeKinds lists the valid probe kinds.
 var ProbeKinds = []string{ProbeInterruption, ProbeBackchannel, ProbeSideTalk, ProbeNoise}
 
@@ -72,8 +82,8 @@ type ProbeResult struct {
 	// ActiveResponseID is the response whose audio was playing at onset
 	// ("" when the model was silent).
 	ActiveResponseID string `json:"active_response_id,omitempty"`
-	// StoppedBy: "cleared" (output_audio_buffer.cleared), "ended" (its
-	// audio ran out: the model kept talking to the end), "" (nothing active).
+	// StoppedBy is how the response playing at onset stopped: ProbeCleared,
+	// ProbeEnded, ProbeLaterProbe, or "" (nothing active, or still playing).
 	StoppedBy     string   `json:"stopped_by,omitempty"`
 	StopLatencyMs *float64 `json:"stop_latency_ms,omitempty"` // onset → playback stopped
 	PlayedMs      *int     `json:"played_ms,omitempty"`       // playback clock, at stop
@@ -160,7 +170,16 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 	if t.Session.StreamStartMs != nil {
 		ss = *t.Session.StreamStartMs
 	}
-	var out []ProbeResult
+	// playing is the response whose audio plays at ms ("" when none).
+	playing := func(ms float64) string {
+		for _, id := range createdOrder {
+			if r := rs[id]; r.start != nil && *r.start <= ms && (r.end == nil || *r.end > ms) {
+				return id
+			}
+		}
+		return ""
+	}
+	out := make([]ProbeResult, 0, len(probes))
 	for _, p := range probes {
 		pr := ProbeResult{Kind: p.Kind, Clip: p.Clip, OffsetS: p.OffsetS, OnsetMs: ss + p.OffsetS*1000, Clock: "client monotonic (receive stamps, simulated playback)"}
 		if t.Session.SampleID != nil {
@@ -172,29 +191,34 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 		if t.Session.SessionID != nil {
 			pr.SessionID = *t.Session.SessionID
 		}
-		for _, id := range createdOrder {
-			r := rs[id]
-			if r.start != nil && *r.start <= pr.OnsetMs && (r.end == nil || *r.end > pr.OnsetMs) {
-				pr.ActiveResponseID = id
-				stop, by := r.end, "ended"
-				if r.cleared != nil && *r.cleared >= pr.OnsetMs && (stop == nil || *r.cleared <= *stop) {
-					stop, by = r.cleared, "cleared"
-				}
-				if stop != nil {
-					pr.StoppedBy = by
-					pr.StopLatencyMs = ptr(*stop - pr.OnsetMs)
-					pr.PlayedMs = ptr(r.played)
-					for _, id2 := range createdOrder {
-						if c := *rs[id2].created; c > *stop {
-							pr.ResumeAfterMs = ptr(c - *stop)
-							break
-						}
+		pr.ActiveResponseID = playing(pr.OnsetMs)
+		out = append(out, pr)
+	}
+	for i := range out {
+		pr := &out[i]
+		if r := rs[pr.ActiveResponseID]; r != nil {
+			stop, by := r.end, ProbeEnded
+			if r.cleared != nil && *r.cleared >= pr.OnsetMs && (stop == nil || *r.cleared <= *stop) {
+				stop, by = r.cleared, ProbeCleared
+			}
+			if by == ProbeCleared && laterProbeBefore(out, i, *stop) {
+				by = ProbeLaterProbe
+			}
+			if stop != nil {
+				pr.StoppedBy = by
+			}
+			if stop != nil && by != ProbeLaterProbe {
+				pr.StopLatencyMs = ptr(*stop - pr.OnsetMs)
+				pr.PlayedMs = ptr(r.played)
+				for _, id2 := range createdOrder {
+					if c := *rs[id2].created; c > *stop {
+						pr.ResumeAfterMs = ptr(c - *stop)
+						break
 					}
 				}
-				pr.CommittedMs = r.ackMs
-				pr.ReceivedMs = ptr(audio.BytesToMs(r.bytes, audio.OutputRate))
-				break
 			}
+			pr.CommittedMs = r.ackMs
+			pr.ReceivedMs = ptr(audio.BytesToMs(r.bytes, audio.OutputRate))
 		}
 		for _, id := range createdOrder {
 			if c := *rs[id].created; c > pr.OnsetMs {
@@ -202,9 +226,20 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 				break
 			}
 		}
-		out = append(out, pr)
 	}
 	return out
+}
+
+// laterProbeBefore reports whether another probe on the same playing
+// response has its onset after probe i's and before cutMs: the cut is that
+// later probe's doing, not probe i's.
+func laterProbeBefore(ps []ProbeResult, i int, cutMs float64) bool {
+	for j, q := range ps {
+		if j != i && q.ActiveResponseID == ps[i].ActiveResponseID && q.OnsetMs > ps[i].OnsetMs && q.OnsetMs <= cutMs {
+			return true
+		}
+	}
+	return false
 }
 
 // ValidateProbe checks a probe's kind and offset.

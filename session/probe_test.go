@@ -78,6 +78,16 @@ func TestAnalyzeProbes(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
+	// Regression: a backchannel on a response that a later interruption
+	// cut was reported as "cleared" with the interruption's stop latency.
+	got = AnalyzeProbes(tr, []Probe{
+		{Kind: ProbeBackchannel, Clip: "b", OffsetS: 1.2},  // onset 2200: r1 playing; talks through it
+		{Kind: ProbeInterruption, Clip: "a", OffsetS: 1.5}, // onset 2500: the cut at 2700 is this one's
+	})
+	if len(got) != 2 || got[0].StoppedBy != ProbeLaterProbe || got[0].StopLatencyMs != nil || got[0].PlayedMs != nil || got[0].ActiveResponseID != "r1" ||
+		got[1].StoppedBy != ProbeCleared || got[1].StopLatencyMs == nil || *got[1].StopLatencyMs != 200 {
+		t.Errorf("backchannel then interruption on r1: %+v, want later_probe (no latency) then cleared after 200 ms", got)
+	}
 	if err := ValidateProbe(Probe{Kind: "shout"}); err == nil {
 		t.Error("ValidateProbe accepted an unknown kind")
 	}

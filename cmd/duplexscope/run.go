@@ -84,8 +84,11 @@ Flags:
   --probe FILE         inject probe clips into every session's input and measure stop latency (OUT/probes.json
                        and report.json probes);
                        FILE is a JSON list of {"kind": interruption|backchannel|side_talk|noise,
-                       "clip": WAV path (relative to FILE) | "builtin:SAMPLE_ID" | "noise", "offset_s": S,
-                       "gain": G (default 1), "duration_s": D (noise only, default 1)}
+                       "clip": WAV path (relative to FILE) | "builtin:SAMPLE_ID" | "noise" | "standard:KIND",
+                       "offset_s": S, "gain": G (default 1), "duration_s": D (clip "noise" only, default 1)};
+                       clip omitted (or "standard"): the kind's standard clip (also GET /api/probes), recorded
+                       as "standard:KIND", e.g. [{"kind": "backchannel", "offset_s": 6}, {"kind": "interruption",
+                       "offset_s": 8}]
   --load-curve LIST    load-curve mode: for each N in LIST (e.g. 1,2,4,8,16) run N concurrent paced sessions
                        plus one session joining --join-after later; writes OUT/loadcurve.json (TTFP p50/p99 with
                        origin, RTF, pacing lag, underruns per N, and every session's numbers) and OUT/report.json
@@ -963,7 +966,9 @@ func uploadReport(ctx context.Context, o *runOptions, body []byte) (string, erro
 
 // loadProbes reads a --probe file: a JSON list of {kind, clip, offset_s,
 // gain, duration_s}. clip is a WAV path (relative to the file),
-// "builtin:SAMPLE_ID" or "noise" (white noise, duration_s long, default 1 s).
+// "builtin:SAMPLE_ID", "noise" (white noise, duration_s long, default 1 s),
+// or "standard:KIND"; empty or "standard" means the standard clip of the
+// probe's kind (dataset.ProbeClip), recorded as "standard:KIND".
 func loadProbes(path string) ([]session.Probe, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -981,48 +986,41 @@ func loadProbes(path string) ([]session.Probe, error) {
 	if err := dec.Decode(&specs); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var builtin []dataset.Sample
 	var out []session.Probe
 	for i, sp := range specs {
 		p := session.Probe{Kind: sp.Kind, Clip: sp.Clip, OffsetS: sp.OffsetS}
 		if err := session.ValidateProbe(p); err != nil {
 			return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
 		}
-		var x []float32
+		var (
+			pcm []byte    // the clip as PCM16 (standard, builtin) …
+			x   []float32 // … or as samples (noise, WAV files)
+		)
 		switch {
+		case sp.Clip == "" || sp.Clip == "standard" || strings.HasPrefix(sp.Clip, dataset.StandardClipPrefix):
+			kind := strings.TrimPrefix(sp.Clip, dataset.StandardClipPrefix)
+			if sp.Clip == "" || sp.Clip == "standard" {
+				kind = sp.Kind
+			}
+			var name string
+			if pcm, name, err = dataset.ProbeClip(kind); err != nil {
+				return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
+			}
+			p.Clip = name
 		case sp.Clip == "noise":
 			d := sp.DurationS
 			if d <= 0 {
 				d = 1
 			}
-			x = make([]float32, int(d*audio.InputRate))
-			seed := uint32(2463534242 + i)
-			for k := range x { // xorshift white noise at −20 dBFS RMS, deterministic
-				seed ^= seed << 13
-				seed ^= seed >> 17
-				seed ^= seed << 5
-				x[k] = (float32(seed)/float32(1<<32)*2 - 1) * 0.17
-			}
+			x = dataset.Noise(int(d*audio.InputRate), dataset.NoiseSeed+uint32(i))
 		case strings.HasPrefix(sp.Clip, "builtin:"):
-			if builtin == nil {
-				if builtin, err = dataset.Load(dataset.BuiltinName, nil); err != nil {
-					return nil, err
-				}
+			s, err := dataset.Find(dataset.BuiltinName, strings.TrimPrefix(sp.Clip, "builtin:"))
+			if err != nil {
+				return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
 			}
-			id := strings.TrimPrefix(sp.Clip, "builtin:")
-			var pcm []byte
-			for _, s := range builtin {
-				if s.SampleID == id {
-					pcm, err = s.PCM(context.Background(), nil)
-					if err != nil {
-						return nil, err
-					}
-				}
+			if pcm, err = s.PCM(context.Background(), nil); err != nil {
+				return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
 			}
-			if pcm == nil {
-				return nil, fmt.Errorf("%s: probe %d: no builtin clip %q", path, i, id)
-			}
-			x = audio.PCM16ToFloat(pcm)
 		default:
 			f := sp.Clip
 			if !filepath.IsAbs(f) {
@@ -1039,11 +1037,18 @@ func loadProbes(path string) ([]session.Probe, error) {
 			x = audio.Resample(c.Samples, c.Rate, audio.InputRate)
 		}
 		if sp.Gain != nil {
+			if x == nil {
+				x = audio.PCM16ToFloat(pcm)
+			}
 			for k := range x {
 				x[k] *= float32(*sp.Gain)
 			}
+			pcm = nil
 		}
-		p.PCM = audio.FloatToPCM16(x)
+		if pcm == nil {
+			pcm = audio.FloatToPCM16(x)
+		}
+		p.PCM = pcm
 		out = append(out, p)
 	}
 	if len(out) == 0 {

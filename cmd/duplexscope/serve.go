@@ -22,6 +22,7 @@ import (
 	"github.com/duplexscope/duplexscope/archive/sqlite"
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/web"
 )
@@ -139,6 +140,8 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 		Web:        web.FS,
 		Sim:        simSrv,
 		Datasets:   map[string]fs.FS{dataset.BuiltinName: dataset.BuiltinFS},
+		ProbeClip:  dataset.ProbeClip,
+		ProbeKinds: session.ProbeKinds,
 		WriteToken: o.WriteToken,
 		ProxyAllow: o.ProxyAllow,
 		Logger:     log,
