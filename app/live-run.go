@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -493,7 +494,6 @@ func (r *liveRun) onEvent(ev trace.Event) {
 			r.resp[id] = &respState{ID: id, CreatedMs: ev.TMs}
 			r.order = append(r.order, id)
 			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkCreated, ResponseID: id})
-			r.probeCreatedLocked(ev.TMs)
 		}
 	case "response.output_audio.delta", "response.audio.delta":
 		if in.Type == "response.audio.delta" {
@@ -508,6 +508,9 @@ func (r *liveRun) onEvent(ev trace.Event) {
 			if rs.FirstAudioMs == 0 {
 				rs.FirstAudioMs = ev.TMs
 				r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkFirstAudio, ResponseID: id})
+				// The model's next turn is a response that speaks: a
+				// "listen" decision (created, no audio) is not one.
+				r.probeCreatedLocked(cmp.Or(rs.CreatedMs, ev.TMs))
 			}
 			rs.Audio = append(rs.Audio, timedPCM{TMs: ev.TMs, PCM: pcm})
 			r.modelLevels = append(r.modelLevels, chart.Level{TS: ts, Level: math.Min(1.1, audio.RMSPCM16(pcm)*4)})

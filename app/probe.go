@@ -274,7 +274,8 @@ func (r *liveRun) probeDrainedLocked(id string) {
 	}
 }
 
-// probeCreatedLocked records the model's next turn after a probe.
+// probeCreatedLocked records the model's next turn after a probe: tMs is
+// the response.created receive time of a response that spoke.
 func (r *liveRun) probeCreatedLocked(tMs float64) {
 	for _, p := range r.probes {
 		if p.OnsetMs > 0 && p.ResumeMs == 0 && tMs > p.OnsetMs {

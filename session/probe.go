@@ -89,32 +89,40 @@ type ProbeResult struct {
 	PlayedMs      *int     `json:"played_ms,omitempty"`       // playback clock, at stop
 	CommittedMs   *int     `json:"committed_ms,omitempty"`    // last playback.ack sent for it
 	ReceivedMs    *float64 `json:"received_ms,omitempty"`     // audio of it received in total
-	// ResumeAfterMs: stop → the next response.created (the model resumed).
+	// ResumeAfterMs: stop → the next response.created of a response that
+	// spoke (the model resumed; a "listen" decision does not count).
 	ResumeAfterMs *float64 `json:"resume_after_ms,omitempty"`
-	// NextResponseMs: onset → the first response.created after onset
-	// (a takeover when the model was silent).
+	// NextResponseMs: onset → the first response.created after onset of a
+	// response that spoke (a takeover when the model was silent).
 	NextResponseMs *float64 `json:"next_response_ms,omitempty"`
 	Clock          string   `json:"clock"`
 }
+
+// probeResp is what AnalyzeProbes follows of one response.
+type probeResp struct {
+	created    *float64
+	start, end *float64
+	played     int
+	cleared    *float64
+	ackMs      *int
+	bytes      int
+}
+
+// spoke reports whether the response sent or played audio: a model
+// "listen" decision is a response.created with none, and is not the model
+// resuming or taking the turn.
+func (r *probeResp) spoke() bool { return r.bytes > 0 || r.start != nil }
 
 // AnalyzeProbes measures each probe on a headless wire log (which carries
 // the simulated playback notes); in the browser the page's own playback
 // notes (same types) serve.
 func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
-	type resp struct {
-		created    *float64
-		start, end *float64
-		played     int
-		cleared    *float64
-		ackMs      *int
-		bytes      int
-	}
-	rs := map[string]*resp{}
+	rs := map[string]*probeResp{}
 	var createdOrder []string
-	get := func(id string) *resp {
+	get := func(id string) *probeResp {
 		r := rs[id]
 		if r == nil {
-			r = &resp{}
+			r = &probeResp{}
 			rs[id] = r
 		}
 		return r
@@ -211,7 +219,7 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 				pr.StopLatencyMs = ptr(*stop - pr.OnsetMs)
 				pr.PlayedMs = ptr(r.played)
 				for _, id2 := range createdOrder {
-					if c := *rs[id2].created; c > *stop {
+					if c := *rs[id2].created; c > *stop && rs[id2].spoke() {
 						pr.ResumeAfterMs = ptr(c - *stop)
 						break
 					}
@@ -221,7 +229,7 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 			pr.ReceivedMs = ptr(audio.BytesToMs(r.bytes, audio.OutputRate))
 		}
 		for _, id := range createdOrder {
-			if c := *rs[id].created; c > pr.OnsetMs {
+			if c := *rs[id].created; c > pr.OnsetMs && rs[id].spoke() {
 				pr.NextResponseMs = ptr(c - pr.OnsetMs)
 				break
 			}

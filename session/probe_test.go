@@ -56,6 +56,9 @@ func TestAnalyzeProbes(t *testing.T) {
 		ev(2600, "send", map[string]any{"type": "playback.ack", "response_id": "r1", "played_ms": 480}),
 		ev(2700, "recv", map[string]any{"type": "output_audio_buffer.cleared", "response_id": "r1"}),
 		ev(2700, "local", map[string]any{"type": "duplexscope.playback_end", "response_id": "r1", "played_ms": 600, "cleared": true}),
+		// A "listen" decision: created and done, no audio — not a resume.
+		ev(3000, "recv", map[string]any{"type": "response.created", "response": map[string]any{"id": "listen"}}),
+		ev(3001, "recv", map[string]any{"type": "response.done", "response": map[string]any{"id": "listen"}}),
 		ev(4000, "recv", map[string]any{"type": "response.created", "response": map[string]any{"id": "r2"}}),
 		ev(4100, "local", map[string]any{"type": "duplexscope.playback_start", "response_id": "r2"}),
 		ev(6100, "local", map[string]any{"type": "duplexscope.playback_end", "response_id": "r2", "played_ms": 2000}),
