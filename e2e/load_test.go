@@ -67,7 +67,10 @@ func TestPageLoadCurve(t *testing.T) {
 	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancelT()
 	start := time.Now()
-	id, live := loadPage(t, s, ctx, url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0.6"}}, 2*time.Minute)
+	// contended: every other open session adds 40 ms to a turn's TTFP (a
+	// shared GPU), so the curve has a slope to see.
+	q := url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0.6"}, "url": {wsURL(s) + "?sim_behavior=contended"}}
+	id, live := loadPage(t, s, ctx, q, 2*time.Minute)
 	t.Logf("load curve 1,2 in the page: %.1f s; most chart points while running: %d", time.Since(start).Seconds(), live)
 	if live < 1 {
 		t.Errorf("no chart point appeared while the run was going (live view)")
@@ -125,11 +128,19 @@ func TestPageLoadCurve(t *testing.T) {
 		t.Logf("level %d: TTFP p50 %.1f p99 %.1f ms (server clock), join %.1f ms, RTF p50 %v, pacing lag p99 %.2f ms, underruns %d",
 			l.Sessions, *l.TTFPP50Ms, *l.TTFPP99Ms, deref(l.JoinTTFPMs), deref(l.RTFP50), l.PacingLagP99Ms, l.Underruns)
 	}
+	// Level 2's sessions start together, so each one's first turn meets
+	// the other open: at least 30 + 40 ms.
+	if l := lc.Levels[1]; l.TTFPP99Ms == nil || *l.TTFPP99Ms < 70 {
+		t.Errorf("level 2 TTFP p99 %v ms, want ≥ 70 ms (contended: another session was open)", deref(l.TTFPP99Ms))
+	}
 	page := string(s.getJSON(t, "/r/"+id, nil))
 	if !strings.Contains(page, `id="chart-load"`) || !strings.Contains(page, `<section id="load-curve">`) {
 		t.Errorf("share page lacks the load chart or table")
 	}
 }
+
+// wsURL is the stack's simulator endpoint.
+func wsURL(s *stack) string { return "ws" + strings.TrimPrefix(s.URL, "http") + "/v1/realtime" }
 
 // TestPageLoadCurveShared: two pages are runners 1/2 and 2/2 of one run
 // and a third watches it: each level starts on both at once, the watcher

@@ -3,7 +3,9 @@
 package sim
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/google/go-cmp/cmp"
@@ -70,5 +72,78 @@ func TestBehaviors(t *testing.T) {
 				t.Errorf("cancelled %d cleared %d, want %d", cancelled, len(h.ofType(protocol.TypeOutputAudioBufferCleared)), tc.wantCancelled)
 			}
 		})
+	}
+}
+
+// TestContended: with the contended behaviour each turn's TTFP is the
+// profile's plus 40 ms per other session open on the simulator — three
+// sessions open at once answer at 30 + 2 × 40 ms (test profile), a session
+// alone at 30 ms, one without the knob at 30 ms whatever else is open. The
+// injected clock makes emit times exact.
+func TestContended(t *testing.T) {
+	t.Parallel()
+	clk := NewManualClock(0)
+	_, hs := newTestServer(t, &Options{Profile: ProfileTest, Clock: clk})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	open := func(query string) *rawClient {
+		c := dialRaw(ctx, t, hs.URL, query)
+		c.send(ctx, sessionUpdate())
+		if _, err := c.until(ctx, typeIs("session.created")); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ttfp := func(c *rawClient) float64 {
+		c.streamPCM(ctx, speechPCM([2]int{300, 600}), 6400)
+		// Step the clock exactly to each due output (within 1 s: never to
+		// an idle timeout) until the first audio arrives.
+		var evs []map[string]any
+		for {
+			var m map[string]any
+			select {
+			case m = <-c.recv:
+			default:
+				if next, ok := clk.NextWaiter(); ok && next < clk.Now()+time.Second {
+					clk.Set(next)
+					continue
+				}
+				_, changed := clk.Waiters()
+				select {
+				case <-changed:
+					continue
+				case m = <-c.recv:
+				case <-ctx.Done():
+					t.Fatalf("no audio: %v", evs)
+				}
+			}
+			if m == nil {
+				t.Fatalf("connection ended: %v", evs)
+			}
+			evs = append(evs, m)
+			if m["type"] != "response.output_audio.delta" {
+				continue
+			}
+			for _, m := range evs {
+				if v, ok := num(m, "response", "metadata", "duplex_event", "response_request_metrics", "ttfp_ms"); ok {
+					return v
+				}
+				if v, ok := num(m, "metadata", "vllm_omni", "response_request_metrics", "ttfp_ms"); ok {
+					return v
+				}
+			}
+			t.Fatalf("no response_request_metrics ttfp_ms up to the first audio: %v", evs)
+		}
+	}
+	alone := open("sim_behavior=contended")
+	if got := ttfp(alone); got != 30 {
+		t.Errorf("alone: ttfp %v, want 30", got)
+	}
+	b, c := open("sim_behavior=contended"), open("") // three open now
+	if got := ttfp(b); got != 30+2*ContendedMsPerSession {
+		t.Errorf("one of three: ttfp %v, want %d", got, 30+2*ContendedMsPerSession)
+	}
+	if got := ttfp(c); got != 30 {
+		t.Errorf("without the knob: ttfp %v, want 30", got)
 	}
 }

@@ -157,7 +157,8 @@
 // (user turns with < 1 s of speech get no answer), responds_backchannels
 // (every turn of ≥ 60 ms speech is answered), slow_takeover (+1 500 ms TTFT
 // and TTFP), yields (truncating barge-in, then answers), holds_floor (never
-// truncates).
+// truncates), contended (+40 ms TTFT and TTFP per other session open on the
+// simulator when the turn starts: a known slope for load curves).
 //
 // # Clocks
 //

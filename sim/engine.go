@@ -154,6 +154,8 @@ type engine struct {
 	bargeArmed bool       // ignores_backchannels: user speech during a response, not yet long enough to truncate
 	stallReq   time.Duration
 	itemN      int
+	// others counts the other sessions open on the simulator (contended).
+	others func() int
 }
 
 func newEngine(cfg *sessionConfig, id string, seed uint64, now time.Duration, truth *truthRec) *engine {
@@ -798,6 +800,10 @@ func (e *engine) startSpeak(now time.Duration) {
 	}
 	if e.cfg.behaviors[BehaviorSlowTakeover] {
 		ttfp, ttft = ttfp+1500, ttft+1500
+	}
+	if e.cfg.behaviors[BehaviorContended] && e.others != nil {
+		extra := float64(ContendedMsPerSession * e.others())
+		ttfp, ttft = ttfp+extra, ttft+extra
 	}
 	lengthMs := math.Max(10, math.Round(sc.ResponseMs.Sample(e.rng)/10)*10)
 	r.samples = int(lengthMs) * e.outRate / 1000

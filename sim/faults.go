@@ -96,7 +96,13 @@ const (
 	BehaviorSlowTakeover         = "slow_takeover"         // +1500 ms on every TTFP/TTFT
 	BehaviorYieldsToBargeIn      = "yields"                // truncate on user speech (as barge_in "truncate") and answer after
 	BehaviorHoldsFloor           = "holds_floor"           // never truncate (as barge_in "keep_talking")
+	BehaviorContended            = "contended"             // +ContendedMsPerSession on TTFT/TTFP per other open session
 )
+
+// ContendedMsPerSession is what each other session open on the simulator
+// adds to a turn's TTFT and TTFP under the contended behaviour: one GPU
+// shared by every session, so a load curve has a known slope.
+const ContendedMsPerSession = 40
 
 var behaviorDocs = map[string]string{
 	BehaviorInterruptsPauses:     "answers after 150 ms of silence, so it takes the turn at short user pauses",
@@ -105,6 +111,7 @@ var behaviorDocs = map[string]string{
 	BehaviorSlowTakeover:         "adds 1500 ms to every TTFT and TTFP",
 	BehaviorYieldsToBargeIn:      "user speech during a response truncates it (cleared + cancelled), then the turn is answered",
 	BehaviorHoldsFloor:           "user speech during a response never truncates it",
+	BehaviorContended:            "adds 40 ms to TTFT and TTFP for every other session open on this simulator when the turn starts (a shared GPU: load curves get a known slope)",
 }
 
 // Behaviors returns every behaviour knob with its description, sorted.

@@ -37,6 +37,7 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	n      atomic.Uint64
+	open   atomic.Int64 // websocket sessions open now (the contended behaviour)
 	closed atomic.Bool
 }
 
@@ -177,6 +178,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &truthRec{}
 	eng := newEngine(cfg, id, seed, s.clock.Now(), rec)
+	s.open.Add(1)
+	defer s.open.Add(-1)
+	eng.others = func() int { return int(max(0, s.open.Load()-1)) }
 	s.truths.add(id, rec)
 
 	// The read context is not tied to shutdown: cancelling a coder/websocket
