@@ -94,10 +94,9 @@ func TestContended(t *testing.T) {
 		}
 		return c
 	}
-	ttfp := func(c *rawClient) float64 {
-		c.streamPCM(ctx, speechPCM([2]int{300, 600}), 6400)
-		// Step the clock exactly to each due output (within 1 s: never to
-		// an idle timeout) until the first audio arrives.
+	// stepUntil moves the clock exactly to each due output (within 1 s:
+	// never to an idle timeout) until c receives an event of type typ.
+	stepUntil := func(c *rawClient, typ string) []map[string]any {
 		var evs []map[string]any
 		for {
 			var m map[string]any
@@ -114,26 +113,35 @@ func TestContended(t *testing.T) {
 					continue
 				case m = <-c.recv:
 				case <-ctx.Done():
-					t.Fatalf("no audio: %v", evs)
+					t.Fatalf("no %s: %v", typ, evs)
 				}
 			}
 			if m == nil {
 				t.Fatalf("connection ended: %v", evs)
 			}
-			evs = append(evs, m)
-			if m["type"] != "response.output_audio.delta" {
-				continue
+			if evs = append(evs, m); m["type"] == typ {
+				return evs
 			}
-			for _, m := range evs {
-				if v, ok := num(m, "response", "metadata", "duplex_event", "response_request_metrics", "ttfp_ms"); ok {
-					return v
-				}
-				if v, ok := num(m, "metadata", "vllm_omni", "response_request_metrics", "ttfp_ms"); ok {
-					return v
-				}
-			}
-			t.Fatalf("no response_request_metrics ttfp_ms up to the first audio: %v", evs)
 		}
+	}
+	// ttfp runs one turn of c and returns its server-reported TTFP. The
+	// response is played out before it returns, so nothing of c is still
+	// due while the next session's input is being read (a clock step then
+	// would delay that session's turn and add to its TTFP).
+	ttfp := func(c *rawClient) float64 {
+		c.streamPCM(ctx, speechPCM([2]int{300, 600}), 6400)
+		evs := stepUntil(c, "response.output_audio.delta")
+		stepUntil(c, "response.done")
+		for _, m := range evs {
+			if v, ok := num(m, "response", "metadata", "duplex_event", "response_request_metrics", "ttfp_ms"); ok {
+				return v
+			}
+			if v, ok := num(m, "metadata", "vllm_omni", "response_request_metrics", "ttfp_ms"); ok {
+				return v
+			}
+		}
+		t.Fatalf("no response_request_metrics ttfp_ms up to the first audio: %v", evs)
+		return 0
 	}
 	alone := open("sim_behavior=contended")
 	if got := ttfp(alone); got != 30 {
