@@ -72,7 +72,7 @@ func startStack(t testing.TB) *stack {
 		App:      page,
 		Web:      web.FS,
 		Sim:      simSrv,
-		Datasets: map[string]fs.FS{dataset.BuiltinName: dataset.BuiltinFS},
+		Datasets: dataset.Bundled(),
 	})
 	if err != nil {
 		t.Fatal(err)
