@@ -43,11 +43,13 @@ type audioGraph struct {
 
 // audioOptions configure newAudioGraph.
 type audioOptions struct {
-	Mic        bool // capture the mic; else clip mode (clip posted with setClip)
-	FrameMs    int  // frame size the worklet posts
-	OnFrame    func(inputFrame)
-	OnClipEnd  func()
-	OnPlayback func(playbackMsg)
+	Mic       bool // capture the mic; else clip mode (clip posted with setClip)
+	FrameMs   int  // frame size the worklet posts
+	OnFrame   func(inputFrame)
+	OnClipEnd func()
+	// OnClipStart gets the frame (seq) whose first sample is the clip's.
+	OnClipStart func(seq int)
+	OnPlayback  func(playbackMsg)
 	// OnProbeOnset gets the frame (seq) carrying a probe's first sample.
 	OnProbeOnset func(id string, seq, sample int)
 }
@@ -101,6 +103,10 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 			}
 			if o.OnFrame != nil {
 				o.OnFrame(f)
+			}
+		case "clip-start":
+			if o.OnClipStart != nil {
+				o.OnClipStart(d.Get("seq").Int())
 			}
 		case "clip-end":
 			if o.OnClipEnd != nil {

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -10,6 +12,7 @@ import (
 type connectPanel struct {
 	app.Compo
 	Settings Settings
+	PageHost string // the page's host: the embedded simulator lives there
 	Running  bool
 	Notes    []string
 	OnChange func(Settings)
@@ -62,10 +65,26 @@ func (c *connectPanel) Render() app.UI {
 			field("Input", "", app.Select().ID("in-source").Body(
 				app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
 				app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
+				app.Option().Value("dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Selected(s.Source == "dataset:turntaking"),
 			).OnChange(func(ctx app.Context, e app.Event) {
 				v := ctx.JSSrc().Get("value").String()
 				c.set(ctx, func(s *Settings) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" })
 			})),
+			app.If(s.TargetsEmbeddedSim(c.PageHost), func() app.UI {
+				return field("Simulator behaviour (Ctrl-click: several)", "", app.Select().ID("in-behavior").Multiple(true).Size(3).Body(
+					app.Range(SimBehaviors).Slice(func(i int) app.UI {
+						b := SimBehaviors[i]
+						return app.Option().Value(b).Text(b).Selected(slices.Contains(strings.Split(s.Behavior, ","), b))
+					}),
+				).OnChange(func(ctx app.Context, e app.Event) {
+					opts := ctx.JSSrc().Get("selectedOptions")
+					var names []string
+					for i := 0; i < opts.Length(); i++ {
+						names = append(names, opts.Index(i).Get("value").String())
+					}
+					c.set(ctx, func(s *Settings) { s.Behavior = strings.Join(names, ",") })
+				}))
+			}),
 			field("Stop after (s, 0 = Stop button)", "", app.Input().ID("in-duration").Type("number").Min(0).Value(strconv.FormatFloat(s.DurationS, 'f', -1, 64)).
 				OnChange(func(ctx app.Context, e app.Event) {
 					d, _ := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)

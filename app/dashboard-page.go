@@ -18,6 +18,7 @@ var tabs = []struct{ ID, Label string }{
 type dashboardPage struct {
 	app.Compo
 	settings Settings
+	pageHost string
 	notes    []string
 	snap     liveSnapshot
 	pending  string
@@ -31,7 +32,7 @@ func (p *dashboardPage) OnNav(ctx app.Context) {
 	u := ctx.Page().URL()
 	def := DefaultSettings(u.Host, u.Scheme == "https")
 	s, errs := ParseSettings(u.Query(), def)
-	p.settings = s
+	p.settings, p.pageHost = s, u.Host
 	p.notes = p.notes[:0]
 	for _, e := range errs {
 		p.notes = append(p.notes, "Ignored URL parameter: "+e.Error())
@@ -75,7 +76,7 @@ func (p *dashboardPage) Render() app.UI {
 			app.H1().Text("duplexscope"),
 			app.Span().Class("ds-sub").Body(app.Text("full-duplex speech latency, measured where you hear it · "), app.A().ID("link-load-page").Href("/load").Text("load curve")),
 		),
-		&connectPanel{Settings: p.settings, Running: p.running(), Notes: p.notes,
+		&connectPanel{Settings: p.settings, PageHost: p.pageHost, Running: p.running(), Notes: p.notes,
 			OnChange: func(s Settings) { p.settings = s },
 			OnStart:  func(ctx app.Context) { p.start(ctx) },
 			OnStop:   func(ctx app.Context) { ctx.NewAction(actionStop) }},

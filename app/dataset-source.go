@@ -9,10 +9,21 @@ import (
 	"net/url"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // clipGapMs of silence separates dataset clips so each is its own turn.
 const clipGapMs = 1500
+
+// labelledGapMs of silence separates the clips of a labelled dataset
+// instead: every clip of the bundled labelled set already ends with ≥ 1.2 s
+// of silence, so a model answer of up to ~7 s to a clip's last turn (the
+// scenarios with known answers answer for up to 6 s after a ≤ 0.5 s
+// end-of-turn wait) ends before the next clip starts, and no case window
+// sees the previous clip's answer (with 1.5 s, a 6 s answer that holds the
+// floor runs into the next clip and its turn end is missed).
+const labelledGapMs = 6000
 
 // datasetClip is one entry of GET /api/datasets/{name}.
 type datasetClip struct {
@@ -28,51 +39,100 @@ type clipCaption struct {
 	Text string
 }
 
-// loadDataset fetches a dataset's clips from the page's server and joins
-// them into one 16 kHz PCM16 stream with silence between clips, with each
-// clip's caption.
-func loadDataset(ctx context.Context, name string) ([]byte, []clipCaption, error) {
-	clips, err := fetchClipList(ctx, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	gap := make([]byte, audio.FrameBytes(16000, clipGapMs))
-	var pcm []byte
-	var caps []clipCaption
-	for i, c := range clips {
-		w, err := fetch(ctx, c.URL)
-		if err != nil {
-			return nil, nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
-		}
-		p, err := wavToInput(w)
-		if err != nil {
-			return nil, nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
-		}
-		if i > 0 {
-			pcm = append(pcm, gap...)
-		}
-		caps = append(caps, clipCaption{TS: float64(len(pcm)) / 32000, Text: c.Text})
-		pcm = append(pcm, p...)
-	}
-	return pcm, caps, nil
+// joinedDataset is a dataset's clips joined into one input stream.
+type joinedDataset struct {
+	PCM      []byte // 16 kHz PCM16
+	Captions []clipCaption
+	Labels   *streamLabels // nil when no clip has labels
 }
 
-// fetchClipList reads GET /api/datasets/{name}: at least one clip.
-func fetchClipList(ctx context.Context, name string) ([]datasetClip, error) {
-	var list struct {
-		Clips []datasetClip `json:"clips"`
-	}
-	b, err := fetch(ctx, "/api/datasets/"+url.PathEscape(name))
+// loadDataset fetches a dataset's clips from the page's server and joins
+// them into one 16 kHz PCM16 stream with silence between clips (see
+// gapBefore), with each clip's caption and its turn-taking labels moved to
+// the stream clock. frameMs is the input frame size.
+func loadDataset(ctx context.Context, name string, frameMs int) (*joinedDataset, error) {
+	entries, raws, err := fetchClipList(ctx, name)
 	if err != nil {
 		return nil, err
 	}
+	clips := make([]labelledClip, len(entries))
+	labelled := false
+	for i, raw := range raws {
+		c := entries[i]
+		// A clip entry carries its record's "turntaking" member as is, so
+		// it parses like the manifest record the CLI reads.
+		ls, err := turntaking.ParseLabels(raw)
+		if err != nil {
+			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
+		}
+		clips[i] = labelledClip{CaseClip: report.CaseClip{SampleID: c.SampleID, Split: c.Split}, Labels: ls}
+		labelled = labelled || len(ls) > 0
+	}
+	out := &joinedDataset{}
+	for i, c := range entries {
+		w, err := fetch(ctx, c.URL)
+		if err != nil {
+			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
+		}
+		p, err := wavToInput(w)
+		if err != nil {
+			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
+		}
+		if i > 0 {
+			out.PCM = append(out.PCM, make([]byte, gapBefore(len(out.PCM), labelled, frameMs))...)
+		}
+		clips[i].OffsetMs = float64(len(out.PCM)) / 32 // 16 kHz PCM16: 32 bytes per ms
+		out.Captions = append(out.Captions, clipCaption{TS: clips[i].OffsetMs / 1000, Text: c.Text})
+		out.PCM = append(out.PCM, p...)
+	}
+	if labelled {
+		out.Labels = joinLabels(clips)
+	}
+	return out, nil
+}
+
+// gapBefore returns the silence, in bytes of 16 kHz PCM16, to put before
+// a clip when the stream so far holds cursor bytes: clipGapMs; for a
+// labelled dataset labelledGapMs, rounded up so that the clip starts on a
+// frame boundary — its frames are then cut as `duplexscope run` cuts the
+// clip alone, so the server hears the same frames (the simulator decides
+// turns per frame received).
+func gapBefore(cursor int, labelled bool, frameMs int) int {
+	if !labelled {
+		return audio.FrameBytes(16000, clipGapMs)
+	}
+	gap := audio.FrameBytes(16000, labelledGapMs)
+	if f := audio.FrameBytes(16000, frameMs); f > 0 {
+		if r := (cursor + gap) % f; r != 0 {
+			gap += f - r
+		}
+	}
+	return gap
+}
+
+// fetchClipList reads GET /api/datasets/{name}: at least one clip, each
+// decoded and as its raw entry (labels ride along in it).
+func fetchClipList(ctx context.Context, name string) ([]datasetClip, []json.RawMessage, error) {
+	var list struct {
+		Clips []json.RawMessage `json:"clips"`
+	}
+	b, err := fetch(ctx, "/api/datasets/"+url.PathEscape(name))
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, fmt.Errorf("reading the clip list: %w", err)
+		return nil, nil, fmt.Errorf("reading the clip list: %w", err)
 	}
 	if len(list.Clips) == 0 {
-		return nil, fmt.Errorf("dataset %s has no clips", name)
+		return nil, nil, fmt.Errorf("dataset %s has no clips", name)
 	}
-	return list.Clips, nil
+	entries := make([]datasetClip, len(list.Clips))
+	for i, raw := range list.Clips {
+		if err := json.Unmarshal(raw, &entries[i]); err != nil {
+			return nil, nil, fmt.Errorf("reading the clip list: %w", err)
+		}
+	}
+	return entries, list.Clips, nil
 }
 
 // wavToInput decodes a WAV of any rate and channel count to 16 kHz mono PCM16.

@@ -68,6 +68,9 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	in.Log = append([]logRow(nil), rows...)
 	in.Probes = r.probeViewsLocked()
 	in.TurnTaking = r.tt
+	if r.labels != nil {
+		in.TTLabelled = len(r.labels.Labels)
+	}
 	snap := buildView(in)
 	if r.final == nil && in.Reuse == nil {
 		r.cache = &viewCache{snap: snap}

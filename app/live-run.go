@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/duplexscope/duplexscope/report"
 	"math"
 	"strings"
 	"sync"
+
+	"github.com/duplexscope/duplexscope/report"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
+	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // Phases of a live run, in order (phaseFailed may follow any).
@@ -94,6 +96,9 @@ type liveRun struct {
 	sentMs         float64
 	framesSent     int
 	framesDropped  int
+	clipMode       bool // streaming a clip (dataset, dropped WAV), not the mic
+	clipStarted    bool
+	clipStartSeq   int // first frame of the clip (frames before it are not sent)
 	clipEnded      bool
 	clipEndSentMs  float64
 	tabHidden      bool
@@ -122,7 +127,10 @@ type liveRun struct {
 	cachePlayed    int
 	visibilityFunc app.Func
 	probes         []*probe
-	tt             *report.TurnTaking // derived turn-taking, recomputed at most every ttEveryMs
+	tt             *report.TurnTaking // turn-taking scores, recomputed at most every ttEveryMs
+	labels         *streamLabels      // a labelled dataset's cases on the stream clock (nil: derived cases)
+	ttMu           sync.Mutex         // guards ttRec, held while scoring (not r.mu: the send path needs it)
+	ttRec          turntaking.Recorder
 	ttAtMs         float64
 	ttBusy         bool
 	probeClips     map[string]probeClipData // standard clips by kind, fetched once per run
@@ -150,14 +158,15 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	var clip []byte
 	if name := r.settings.DatasetName(); name != "" {
 		r.setPhase(phaseConnecting, "Loading dataset "+name+"…")
-		pcm, caps, err := loadDataset(r.ctx, name)
+		ds, err := loadDataset(r.ctx, name, r.settings.FrameMs)
 		if err != nil {
 			r.fail(fmt.Errorf("dataset %s: %w", name, err))
 			return
 		}
-		clip = pcm
+		clip = ds.PCM
 		r.mu.Lock()
-		for _, c := range caps {
+		r.labels = ds.Labels
+		for _, c := range ds.Captions {
 			r.captions = append(r.captions, chart.Caption{TS: c.TS, Lane: chart.LaneUser, Text: clipText(c.Text, 40)})
 		}
 		r.mu.Unlock()
@@ -173,9 +182,12 @@ func (r *liveRun) run(pageHost string, secure bool) {
 		}
 	}
 	mic := clip == nil
+	r.mu.Lock()
+	r.clipMode = !mic // set before frames can be sent (r.ready)
+	r.mu.Unlock()
 	g, err := newAudioGraph(audioOptions{
 		Mic: mic, FrameMs: r.settings.FrameMs,
-		OnFrame: r.onFrame, OnClipEnd: r.onClipEnd, OnPlayback: r.onPlayback, OnProbeOnset: r.onProbeOnset,
+		OnFrame: r.onFrame, OnClipStart: r.onClipStart, OnClipEnd: r.onClipEnd, OnPlayback: r.onPlayback, OnProbeOnset: r.onProbeOnset,
 	})
 	if err != nil {
 		r.fail(err)
@@ -292,6 +304,11 @@ const clipTailMs = 3000
 func (r *liveRun) onFrame(f inputFrame) {
 	r.mu.Lock()
 	ready := r.ready && f.CtxTime-float64(len(f.PCM))/32000 >= r.readyCtxTime
+	if r.clipMode && (!r.clipStarted || f.Seq < r.clipStartSeq) {
+		// Silence before the clip is not sent: the first append is the
+		// clip's first frame, so stream ms = clip ms (labels, captions).
+		ready = false
+	}
 	r.mu.Unlock()
 	if !ready {
 		return
@@ -303,6 +320,12 @@ func (r *liveRun) onFrame(f inputFrame) {
 		r.framesDropped++
 		r.mu.Unlock()
 	}
+}
+
+func (r *liveRun) onClipStart(seq int) {
+	r.mu.Lock()
+	r.clipStarted, r.clipStartSeq = true, seq
+	r.mu.Unlock()
 }
 
 func (r *liveRun) onClipEnd() {
@@ -359,7 +382,7 @@ func (r *liveRun) finish() {
 		tr = res.Trace
 	}
 	final := metrics.ScoreSession(*tr)
-	tt := derivedTurnTaking(tr, r.probeOnsets(), "")
+	tt := traceTurnTaking(tr, r.labels, r.probeOnsets(), "")
 	r.mu.Lock()
 	r.tt = tt
 	r.result = res
@@ -460,6 +483,9 @@ func (in *inbound) id() string {
 
 // onEvent gets every wire-log entry (observer goroutine).
 func (r *liveRun) onEvent(ev trace.Event) {
+	r.ttMu.Lock()
+	r.ttRec.Add(ev) // decoded once here, so a live turn-taking pass costs VAD only
+	r.ttMu.Unlock()
 	r.mu.Lock()
 	r.log.add(ev)
 	if ev.Dir == trace.DirSend && !r.streamStartSet && strings.Contains(string(ev.Event[:min(64, len(ev.Event))]), "input_audio_buffer.append") {

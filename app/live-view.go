@@ -37,7 +37,7 @@ func (v *liveView) Render() app.UI {
 			app.Div().Class("ds-panel").Body(c(chart.TPOT)),
 		),
 		&probePanel{Probes: s.Probes, Streaming: s.Phase == phaseStreaming},
-		&ttCards{TT: s.TurnTaking},
+		&ttCards{TT: s.TurnTaking, Labelled: s.TTLabelled},
 		app.Section().Class("ds-panel").Body(
 			&echart{ID: "chart-waterfall", Class: "ds-tall", Option: s.Waterfall.Option, Points: s.Waterfall.Points, Shape: s.Waterfall.Shape},
 			app.P().Class("ds-hint").Text("Server-clock and client-clock bars are separate: the two clocks are never added together. Heard latency (playback clock) is not part of vLLM's TTFP."),

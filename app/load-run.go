@@ -576,7 +576,7 @@ func (r *loadRun) snapshotLocked() *loadSnapshot {
 
 // loadClips fetches every clip of a served dataset as 16 kHz PCM16.
 func loadClips(ctx context.Context, name string) ([][]byte, error) {
-	list, err := fetchClipList(ctx, name)
+	list, _, err := fetchClipList(ctx, name)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,6 +22,7 @@ type Settings struct {
 	Source    string // "mic" or "dataset:NAME"
 	FrameMs   int
 	Profile   string // simulator profile / model preset name
+	Behavior  string // simulator behaviours, comma list of SimBehaviors, sent as sim_behavior
 	Proxy     bool   // route through the server's /proxy?target=
 	Autostart bool
 	DurationS float64 // 0 = until Stop
@@ -91,6 +93,13 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 	if v := q.Get("profile"); v != "" {
 		s.Profile = v
 	}
+	if v := q.Get("behavior"); v != "" {
+		if b, err := parseBehavior(v); err != nil {
+			errs = append(errs, err)
+		} else {
+			s.Behavior = b
+		}
+	}
 	if v := q.Get("proxy"); v != "" {
 		s.Proxy = v == "1" || v == "true"
 	}
@@ -139,6 +148,9 @@ func (s Settings) Query() url.Values {
 	if s.Profile != "" {
 		q.Set("profile", s.Profile)
 	}
+	if s.Behavior != "" {
+		q.Set("behavior", s.Behavior)
+	}
 	if s.Proxy {
 		q.Set("proxy", "1")
 	}
@@ -166,7 +178,8 @@ func (s Settings) DatasetName() string {
 }
 
 // DialURL returns the websocket URL the session dials: the target with the
-// simulator profile added as sim_profile (ignored by real servers), through
+// simulator profile and behaviours added as sim_profile and sim_behavior
+// (ignored by real servers; a value already in the URL wins), through
 // the page server's /proxy when s.Proxy is set. pageHost/secure describe the
 // page's own origin.
 func (s Settings) DialURL(pageHost string, secure bool) (string, error) {
@@ -179,10 +192,13 @@ func (s Settings) DialURL(pageHost string, secure bool) (string, error) {
 	default:
 		return "", fmt.Errorf("server URL %q: scheme %q, want ws or wss", s.URL, u.Scheme)
 	}
-	if s.Profile != "" {
+	if s.Profile != "" || s.Behavior != "" {
 		q := u.Query()
-		if q.Get("sim_profile") == "" {
+		if s.Profile != "" && q.Get("sim_profile") == "" {
 			q.Set("sim_profile", s.Profile)
+		}
+		if s.Behavior != "" && q.Get("sim_behavior") == "" {
+			q.Set("sim_behavior", s.Behavior)
 		}
 		u.RawQuery = q.Encode()
 	}
@@ -210,4 +226,33 @@ var Presets = []Preset{
 	{Name: "personaplex", Label: "PersonaPlex-like (80 ms ticks, truncates on barge-in)", Model: "personaplex", Profile: "personaplex", FrameMs: 80},
 	{Name: "test", Label: "Fast test profile", Model: "sim", Profile: "test", FrameMs: 200},
 	{Name: "omni-duplexeval", Label: "Omni-DuplexEval units (1000 ms)", Model: "sim", Profile: "minicpmo", FrameMs: 1000},
+}
+
+// SimBehaviors are the embedded simulator's turn-taking behaviours (sim
+// package, GET /sim/options), offered by the connect panel. A test keeps
+// the list equal to the simulator's; the page does not import sim.
+var SimBehaviors = []string{"contended", "holds_floor", "ignores_backchannels", "interrupts_pauses", "responds_backchannels", "slow_takeover", "yields"}
+
+// parseBehavior checks a behavior=NAME[,NAME] value against SimBehaviors
+// and returns it without spaces or empty names.
+func parseBehavior(v string) (string, error) {
+	var names []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !slices.Contains(SimBehaviors, f) {
+			return "", fmt.Errorf("behavior=%q: unknown simulator behaviour %q (have %s)", v, f, strings.Join(SimBehaviors, ", "))
+		}
+		names = append(names, f)
+	}
+	return strings.Join(names, ","), nil
+}
+
+// TargetsEmbeddedSim reports whether s.URL is the simulator embedded in
+// the server at pageHost (where the simulator-only settings apply).
+func (s Settings) TargetsEmbeddedSim(pageHost string) bool {
+	u, err := url.Parse(s.URL)
+	return err == nil && pageHost != "" && u.Host == pageHost && strings.TrimSuffix(u.Path, "/") == "/v1/realtime"
 }

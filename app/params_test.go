@@ -22,6 +22,13 @@ func TestParseSettings(t *testing.T) {
 			Settings{URL: "ws://example.test:9000/v1/realtime", Model: "openbmb/MiniCPM-o-4_5", Source: "dataset:builtin", FrameMs: 80,
 				Profile: "personaplex", Proxy: true, Autostart: true, DurationS: 12.5, View: "live"}, 0},
 		{"bad values keep defaults", "frame_ms=-3&duration_s=x&source=camera", def, 3},
+		{"behaviours", "source=dataset%3Aturntaking&behavior=interrupts_pauses%2C+holds_floor%2C",
+			func() Settings {
+				s := def
+				s.Source, s.Behavior = "dataset:turntaking", "interrupts_pauses,holds_floor"
+				return s
+			}(), 0},
+		{"unknown behaviour keeps the default", "behavior=yields,talks_backwards", def, 1},
 		{"empty dataset name", "source=dataset:", def, 1},
 	}
 	for _, tc := range tests {
@@ -51,7 +58,7 @@ func TestDefaultSettingsSecure(t *testing.T) {
 
 func TestSettingsQueryRoundTrip(t *testing.T) {
 	t.Parallel()
-	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "p", Proxy: true, DurationS: 3, View: "live",
+	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "p", Behavior: "yields,slow_takeover", Proxy: true, DurationS: 3, View: "live",
 		Transport: "coder", Probes: []ProbeAt{{"interruption", 4}, {"backchannel", 9.5}, {"interruption", 12.5}}}
 	got, errs := ParseSettings(s.Query(), DefaultSettings("x", false))
 	if len(errs) != 0 {
@@ -72,6 +79,8 @@ func TestDialURL(t *testing.T) {
 	}{
 		{"direct", Settings{URL: "ws://127.0.0.1:8080/v1/realtime"}, "ws://127.0.0.1:8080/v1/realtime", false},
 		{"profile", Settings{URL: "ws://h/v1/realtime?x=1", Profile: "test"}, "ws://h/v1/realtime?sim_profile=test&x=1", false},
+		{"behaviour", Settings{URL: "ws://h/v1/realtime", Profile: "test", Behavior: "interrupts_pauses,yields"}, "ws://h/v1/realtime?sim_behavior=interrupts_pauses%2Cyields&sim_profile=test", false},
+		{"behaviour in the URL wins", Settings{URL: "ws://h/v1/realtime?sim_behavior=holds_floor", Behavior: "yields"}, "ws://h/v1/realtime?sim_behavior=holds_floor", false},
 		{"proxy", Settings{URL: "ws://gpu.example:8000/v1/realtime", Proxy: true}, "ws://page:1/proxy?target=ws%3A%2F%2Fgpu.example%3A8000%2Fv1%2Frealtime", false},
 		{"bad scheme", Settings{URL: "ftp://h/"}, "", true},
 		{"no host", Settings{URL: "/v1/realtime"}, "", true},
@@ -147,5 +156,25 @@ func TestProbeScheduleParam(t *testing.T) {
 	s, errs = ParseSettings(url.Values{"probe_s": {"interruption@5,cough@9"}}, def)
 	if len(errs) != 1 || s.Probes != nil || !strings.Contains(errs[0].Error(), `"cough@9"`) {
 		t.Errorf("bad entry: probes %+v, errors %v; want one error naming cough@9", s.Probes, errs)
+	}
+}
+
+func TestTargetsEmbeddedSim(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		url  string
+		want bool
+	}{
+		{"ws://127.0.0.1:8080/v1/realtime", true},
+		{"ws://127.0.0.1:8080/v1/realtime/?model=x", true},
+		{"ws://127.0.0.1:9000/v1/realtime", false},
+		{"ws://gpu.example:8080/v1/realtime", false},
+		{"ws://127.0.0.1:8080/proxy", false},
+		{"::", false},
+	}
+	for _, tc := range tests {
+		if got := (Settings{URL: tc.url}).TargetsEmbeddedSim("127.0.0.1:8080"); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.url, got, tc.want)
+		}
 	}
 }

@@ -52,6 +52,8 @@ type saveInput struct {
 	Probes        []probe
 	StreamStartMs float64
 	ReceivedMs    map[string]float64
+	// Labels are a labelled dataset's turn-taking cases (nil: derived cases).
+	Labels *streamLabels
 }
 
 // buildSaveInput collects the finished run (r.mu not held).
@@ -75,6 +77,7 @@ func (r *liveRun) buildSaveInput(tr *trace.Session) saveInput {
 		}
 	}
 	in.StreamStartMs = r.streamStartMs
+	in.Labels = r.labels
 	in.ReceivedMs = map[string]float64{}
 	for id, rs := range r.resp {
 		in.ReceivedMs[id] = rs.receivedMs()
@@ -173,8 +176,7 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 			onsets = append(onsets, on)
 		}
 	}
-	// Derived cases only: the page does not load per-clip labels yet.
-	rep.TurnTaking = derivedTurnTaking(in.Trace, onsets, sid)
+	rep.TurnTaking = traceTurnTaking(in.Trace, in.Labels, onsets, sid)
 	rep.Warnings = reportWarnings(in.Warnings, sid)
 	report.Finish(rep)
 	return rep, blobs, nil

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
@@ -10,11 +11,15 @@ import (
 )
 
 // derivedRule documents how the page derives cases for unlabelled input
-// (mic, dropped WAV): there are no labels, so only what the input itself
-// shows is scored.
-const derivedRule = "energy VAD on both channels: 20 ms frames, speech when frame RMS ≥ −40 dBFS, gaps < 200 ms joined, segments < 100 ms dropped; " +
-	"takeover = first model segment starting in [anchor, anchor+3 s) that is not a backchannel (< 1 s; no word count on the page); " +
-	"derived cases (no labels): each interruption probe is an interruption anchored at its onset; each user speech end followed by ≥ 3 s without user speech (within the recording) is a turn end"
+// (mic, dropped WAV, a dataset without labels): there are no labels, so
+// only what the input itself shows is scored.
+const derivedRule = turntaking.Rule + "; derived cases (no labels): each interruption probe is an interruption anchored at its onset; " +
+	"each user speech end followed by ≥ 3 s without user speech (within the recording) is a turn end"
+
+// labelledRule documents the page's labelled cases (a labelled dataset).
+var labelledRule = turntaking.Rule + "; labelled cases: the dataset's clips are streamed as one input, joined with " +
+	strconv.Itoa(labelledGapMs/1000) + " s of silence (rounded up so each clip starts on a frame boundary), and each clip's labels are moved by the clip's offset in that stream; " +
+	"each interruption probe is a derived interruption case anchored at its onset"
 
 // derivedCases builds the unlabelled cases on the trace clock: probes
 // (onset ms) are interruptions; a user speech end followed by at least
@@ -33,42 +38,78 @@ func derivedCases(user []turntaking.Interval, probeOnsets []float64, endMs float
 			cases = append(cases, turntaking.Case{ID: fmt.Sprintf("turn_end_%d", len(cases)+1), Category: turntaking.TurnEnd, AnchorMs: iv.EndMs, WindowMs: w})
 		}
 	}
-	for i, on := range probeOnsets {
-		cases = append(cases, turntaking.Case{ID: fmt.Sprintf("probe_%d", i+1), Category: turntaking.Interruption, AnchorMs: on, WindowMs: w})
+	return append(cases, probeCases(probeOnsets)...)
+}
+
+// probeCases makes each probe an interruption case anchored at its onset.
+func probeCases(onsets []float64) []turntaking.Case {
+	var cases []turntaking.Case
+	for i, on := range onsets {
+		cases = append(cases, turntaking.Case{ID: fmt.Sprintf("probe_%d", i+1), Category: turntaking.Interruption, AnchorMs: on, WindowMs: turntaking.DefaultWindowMs})
 	}
 	return cases
 }
 
-// derivedTurnTaking scores a finished page run with derived cases; nil
-// when the run sent no input or yields no case. Cost: one VAD pass over
-// both channels of the trace (decoding its base64 audio), done once at
-// save time.
-func derivedTurnTaking(tr *trace.Session, probeOnsets []float64, sid string) *report.TurnTaking {
+// traceTurnTaking scores a finished run from its wire log (what the saved
+// report holds; the events `duplexscope run` would score). Cost: one
+// decode of the whole trace and a VAD pass, once at the end.
+func traceTurnTaking(tr *trace.Session, labels *streamLabels, probeOnsets []float64, sid string) *report.TurnTaking {
 	if tr == nil || len(tr.Events) == 0 {
 		return nil
 	}
-	user, model := turntaking.Channels(*tr, nil)
-	cases := derivedCases(user, probeOnsets, tr.Events[len(tr.Events)-1].TMs)
-	if len(cases) == 0 {
+	return pageTurnTaking(turntaking.RecordTrace(*tr), labels, probeOnsets, sid, false)
+}
+
+// pageTurnTaking scores a page run from both channels of its events. With
+// labels (a labelled dataset) the cases are the labelled ones, scored and
+// stored exactly as `duplexscope run` does (turntaking.ScoreTrace's rule,
+// report.LabelledCases), plus each probe as a derived interruption case;
+// without, derived cases only. live keeps only cases whose window has
+// closed by the last event: an open window would read "not taken" too
+// early. nil when the run sent no input or has no case yet.
+func pageTurnTaking(rec *turntaking.Recorder, labels *streamLabels, probeOnsets []float64, sid string, live bool) *report.TurnTaking {
+	var ls []turntaking.Label
+	if labels != nil {
+		ls = labels.Labels
+	}
+	sc, ok := rec.Score(ls, nil)
+	if !ok {
 		return nil
 	}
-	results, cards := turntaking.Score(cases, turntaking.SpeechFromIntervals(model))
-	out := &report.TurnTaking{Rule: derivedRule, Clock: turntaking.ClockTrace, Scores: cards}
+	endMs := rec.LastMs()
+	closed := func(anchor, window float64) bool { return !live || anchor+window <= endMs }
+	var cases []report.TurnTakingCase
+	rule, derived := derivedRule, []turntaking.Case(nil)
+	if labels != nil {
+		rule, derived = labelledRule, probeCases(probeOnsets)
+		for i, c := range report.LabelledCases(sc, sid, func(i int) report.CaseClip { return labels.Clips[i] }) {
+			if closed(sc.Cases[i].AnchorMs, sc.Cases[i].WindowMs) {
+				cases = append(cases, c)
+			}
+		}
+	} else {
+		derived = derivedCases(sc.User, probeOnsets, endMs)
+	}
+	results, _ := turntaking.Score(derived, sc.Model)
 	for i, r := range results {
+		if !closed(derived[i].AnchorMs, derived[i].WindowMs) {
+			continue
+		}
 		src := "vad" // turn end: a detected user speech end
 		if r.Category == turntaking.Interruption {
 			src = "label" // probe: the known injection onset
 		}
-		out.Cases = append(out.Cases, report.TurnTakingCase{SessionID: sid, ID: r.ID, Category: string(r.Category),
-			AnchorMs: metrics.Round(cases[i].AnchorMs, 3), WindowMs: cases[i].WindowMs, AnchorSource: src,
+		cases = append(cases, report.TurnTakingCase{SessionID: sid, ID: r.ID, Category: string(r.Category),
+			AnchorMs: metrics.Round(derived[i].AnchorMs, 3), WindowMs: derived[i].WindowMs, AnchorSource: src,
 			TookTurn: r.TookTurn, OnsetMs: r.OnsetMs, LatencyMs: r.LatencyMs})
 	}
-	return out
+	return report.NewTurnTaking(rule, cases)
 }
 
-// ttEveryMs throttles the live recompute: each pass re-decodes the whole
-// trace (O(session length)), so it runs at most every 2 s, off the send
-// loop, and once more when the run ends.
+// ttEveryMs throttles the live recompute: events are decoded once as they
+// are logged (liveRun.ttRec), but each pass still runs VAD over both
+// channels (O(session length)) on the page's only thread, so it runs at
+// most every 2 s, off the send loop, and once more when the run ends.
 const ttEveryMs = 2000
 
 // probeOnsets are the send instants of the interruption probes sent so far.
@@ -92,10 +133,13 @@ func (r *liveRun) maybeScoreTT(now float64) {
 		return
 	}
 	r.ttBusy, r.ttAtMs = true, now
-	s := r.sess
+	labels := r.labels
 	r.mu.Unlock()
 	go func() {
-		tt := derivedTurnTaking(s.Trace(), r.probeOnsets(), "")
+		onsets := r.probeOnsets()
+		r.ttMu.Lock()
+		tt := pageTurnTaking(&r.ttRec, labels, onsets, "", true)
+		r.ttMu.Unlock()
 		r.mu.Lock()
 		if r.final == nil { // the end-of-run score wins
 			r.tt = tt

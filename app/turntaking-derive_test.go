@@ -74,7 +74,7 @@ func TestDerivedTurnTaking(t *testing.T) {
 	a := base64.StdEncoding.EncodeToString(ttPCM(1500, 24000, true))
 	add(2600, trace.DirRecv, fmt.Sprintf(`{"type":"response.output_audio.delta","response_id":"r1","delta":%q}`, a))
 	add(7000, trace.DirRecv, `{"type":"response.done"}`)
-	tt := derivedTurnTaking(&s, []float64{4000}, "sess_1")
+	tt := traceTurnTaking(&s, nil, []float64{4000}, "sess_1") // no labels: derived cases
 	if tt == nil {
 		t.Fatal("no turn-taking")
 	}

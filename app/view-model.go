@@ -2,9 +2,10 @@ package app
 
 import (
 	"fmt"
-	"github.com/duplexscope/duplexscope/report"
 	"math"
 	"strconv"
+
+	"github.com/duplexscope/duplexscope/report"
 
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
@@ -27,6 +28,7 @@ type liveSnapshot struct {
 	Responses            int
 	Probes               []probeView
 	TurnTaking           *report.TurnTaking
+	TTLabelled           int // labelled cases of the input (0: derived cases)
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
@@ -78,6 +80,7 @@ type viewInput struct {
 	Share                shareInfo
 	Probes               []probeView
 	TurnTaking           *report.TurnTaking
+	TTLabelled           int
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
@@ -114,7 +117,7 @@ func buildView(in viewInput) *liveSnapshot {
 	s := &liveSnapshot{
 		Phase: in.Phase, Status: in.Status, Error: in.Error, SessionID: in.SessionID, Final: in.Final,
 		Charts: map[chart.Metric]chartData{}, Pacing: in.Pacing, InLevel: in.InLevel, OutLevel: in.OutLevel,
-		Log: in.Log, Share: in.Share, SentS: in.SentS, Probes: in.Probes, TurnTaking: in.TurnTaking, InputRate: in.InputRate, OutputRate: in.OutputRate,
+		Log: in.Log, Share: in.Share, SentS: in.SentS, Probes: in.Probes, TurnTaking: in.TurnTaking, TTLabelled: in.TTLabelled, InputRate: in.InputRate, OutputRate: in.OutputRate,
 	}
 	pts := map[chart.Metric][]chart.Point{}
 	var steps []chart.Step

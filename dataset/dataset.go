@@ -38,6 +38,12 @@ const TurnTakingName = "turntaking"
 // TurnTakingFS holds the labelled turn-taking cases (manifest.jsonl, *.wav).
 var TurnTakingFS fs.FS = mustSub(builtinFiles, "builtin/turntaking")
 
+// Bundled returns the bundled sets by name (builtin, turntaking): what
+// `duplexscope serve` offers the page at /api/datasets/{name}.
+func Bundled() map[string]fs.FS {
+	return map[string]fs.FS{BuiltinName: BuiltinFS, TurnTakingName: TurnTakingFS}
+}
+
 func mustSub(f fs.FS, dir string) fs.FS {
 	s, err := fs.Sub(f, dir)
 	if err != nil {

@@ -73,7 +73,7 @@ func startStack(t testing.TB) *stack {
 		App:        page,
 		Web:        web.FS,
 		Sim:        simSrv,
-		Datasets:   map[string]fs.FS{dataset.BuiltinName: dataset.BuiltinFS},
+		Datasets:   dataset.Bundled(),
 		ProbeClip:  dataset.ProbeClip,
 		ProbeKinds: session.ProbeKinds,
 	})

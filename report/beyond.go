@@ -161,11 +161,7 @@ func mergeBeyond(out, s *Report) {
 		out.TurnTaking = &TurnTaking{Rule: s.TurnTaking.Rule, Clock: s.TurnTaking.Clock}
 	}
 	out.TurnTaking.Cases = append(out.TurnTaking.Cases, s.TurnTaking.Cases...)
-	results := make([]turntaking.CaseResult, len(out.TurnTaking.Cases))
-	for i, c := range out.TurnTaking.Cases {
-		results[i] = turntaking.CaseResult{ID: c.ID, Category: turntaking.Category(c.Category), TookTurn: c.TookTurn, OnsetMs: c.OnsetMs, LatencyMs: c.LatencyMs}
-	}
-	out.TurnTaking.Scores = turntaking.Cards(results)
+	out.TurnTaking.Scores = turntaking.Cards(caseResults(out.TurnTaking.Cases))
 }
 
 // mergeLoadCurve pools lc's sessions into out's curve and recomputes its

@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/google/go-cmp/cmp"
@@ -503,6 +504,47 @@ func TestHealthAndMetrics(t *testing.T) {
 		if !strings.Contains(string(m), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// TestDatasetsTurnTakingLabels: a clip entry carries its manifest record's
+// "turntaking" member byte for byte (the page scores the labels the CLI
+// scores); a record without one has no such key. Served from the bundled
+// labelled set as `serve` configures it (dataset.Bundled).
+func TestDatasetsTurnTakingLabels(t *testing.T) {
+	e := newEnv(t, func(c *server.Config) { c.Datasets = dataset.Bundled() })
+	man, err := fs.ReadFile(dataset.TurnTakingFS, "manifest.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{} // sample_id → raw "turntaking" member
+	for _, line := range bytes.Split(bytes.TrimSpace(man), []byte("\n")) {
+		var rec struct {
+			SampleID   string          `json:"sample_id"`
+			TurnTaking json.RawMessage `json:"turntaking"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil || len(rec.TurnTaking) == 0 {
+			t.Fatalf("manifest line %s: %v (no labels?)", line, err)
+		}
+		want[rec.SampleID] = string(rec.TurnTaking)
+	}
+	code, _, b := e.do("GET", "/api/datasets/turntaking", nil)
+	if code != 200 {
+		t.Fatalf("GET /api/datasets/turntaking = %d %s", code, b)
+	}
+	got := map[string]string{}
+	for _, c := range decode[server.DatasetResponse](t, b).Clips {
+		got[c.SampleID] = string(c.TurnTaking)
+		if cc, h, _ := e.do("GET", c.URL, nil); cc != 200 || h.Get("Content-Type") != "audio/wav" {
+			t.Errorf("GET %s = %d %q", c.URL, cc, h.Get("Content-Type"))
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("turntaking members (-manifest +served):\n%s", diff)
+	}
+	_, _, b = e.do("GET", "/api/datasets/builtin", nil)
+	if bytes.Contains(b, []byte(`"turntaking"`)) {
+		t.Errorf("builtin clips have no labels, but the listing has a turntaking key: %s", b)
 	}
 }
 

@@ -20,6 +20,10 @@ type DatasetClip struct {
 	Split    string `json:"split,omitempty"`
 	Text     string `json:"text,omitempty"`
 	URL      string `json:"url"`
+	// TurnTaking is the manifest record's "turntaking" member (labelled
+	// turn-taking cases on the clip's clock), passed on unchanged so the
+	// page scores what the CLI scores; absent when the record has none.
+	TurnTaking json.RawMessage `json:"turntaking,omitempty"`
 }
 
 // DatasetResponse is the body of GET /api/datasets/{name}.
@@ -29,10 +33,11 @@ type DatasetResponse struct {
 }
 
 type manifestLine struct {
-	SampleID string `json:"sample_id"`
-	Split    string `json:"split"`
-	Audio    string `json:"audio"`
-	Text     string `json:"text"`
+	SampleID   string          `json:"sample_id"`
+	Split      string          `json:"split"`
+	Audio      string          `json:"audio"`
+	Text       string          `json:"text"`
+	TurnTaking json.RawMessage `json:"turntaking"`
 }
 
 func (s *Server) datasetManifest(name string) ([]manifestLine, fs.FS, bool) {
@@ -66,7 +71,7 @@ func (s *Server) handleDataset(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := DatasetResponse{Name: name, Clips: []DatasetClip{}}
 	for _, m := range lines {
-		resp.Clips = append(resp.Clips, DatasetClip{SampleID: m.SampleID, Split: m.Split, Text: m.Text,
+		resp.Clips = append(resp.Clips, DatasetClip{SampleID: m.SampleID, Split: m.Split, Text: m.Text, TurnTaking: m.TurnTaking,
 			URL: "/api/datasets/" + url.PathEscape(name) + "/" + url.PathEscape(m.SampleID) + ".wav"})
 	}
 	writeJSON(w, http.StatusOK, resp)

@@ -59,58 +59,86 @@ type channels struct {
 }
 
 func buildChannels(s trace.Session) channels {
-	var c channels
-	c.transcript = map[string]string{}
-	var userNext, modelNext float64
-	done := map[string]bool{}
+	return RecordTrace(s).c
+}
+
+// Recorder rebuilds both channels of a session event by event, by the
+// rules of Channels, decoding each event once: a live view adds events as
+// they are logged and rescores at the cost of VAD alone, where ScoreTrace
+// decodes the whole trace again (its JSON and base64 are ~90 % of a
+// pass). The zero value is ready; a Recorder is not safe for concurrent
+// use.
+type Recorder struct {
+	c                   channels
+	userNext, modelNext float64
+	done                map[string]bool // responses whose transcript is final
+	lastMs              float64
+}
+
+// RecordTrace returns a Recorder holding every event of s.
+func RecordTrace(s trace.Session) *Recorder {
+	r := &Recorder{}
 	for _, ev := range s.Events {
-		var e struct {
-			Type       string          `json:"type"`
-			Audio      json.RawMessage `json:"audio"`
-			Delta      json.RawMessage `json:"delta"`
-			RateHz     json.RawMessage `json:"sample_rate_hz"`
-			ResponseID string          `json:"response_id"`
-			Transcript string          `json:"transcript"`
+		r.Add(ev)
+	}
+	return r
+}
+
+// LastMs is the trace time of the last event added (0 before any).
+func (r *Recorder) LastMs() float64 { return r.lastMs }
+
+// Add adds the next event of the session (events in trace order).
+func (r *Recorder) Add(ev trace.Event) {
+	r.lastMs = max(r.lastMs, ev.TMs)
+	c := &r.c
+	if c.transcript == nil {
+		c.transcript, r.done = map[string]string{}, map[string]bool{}
+	}
+	var e struct {
+		Type       string          `json:"type"`
+		Audio      json.RawMessage `json:"audio"`
+		Delta      json.RawMessage `json:"delta"`
+		RateHz     json.RawMessage `json:"sample_rate_hz"`
+		ResponseID string          `json:"response_id"`
+		Transcript string          `json:"transcript"`
+	}
+	if json.Unmarshal(ev.Event, &e) != nil {
+		return
+	}
+	switch {
+	case ev.Dir == trace.DirSend && e.Type == "input_audio_buffer.append":
+		pcm, rate := decodePCM(e.Audio, e.RateHz, 16000)
+		if len(pcm) == 0 {
+			return
 		}
-		if json.Unmarshal(ev.Event, &e) != nil {
-			continue
+		if !c.hasUser {
+			r.userNext, c.hasUser, c.originMs = ev.TMs, true, ev.TMs
 		}
-		switch {
-		case ev.Dir == trace.DirSend && e.Type == "input_audio_buffer.append":
-			pcm, rate := decodePCM(e.Audio, e.RateHz, 16000)
-			if len(pcm) == 0 {
-				continue
-			}
-			if !c.hasUser {
-				userNext, c.hasUser, c.originMs = ev.TMs, true, ev.TMs
-			}
-			c.user = append(c.user, Chunk{StartMs: userNext, Rate: rate, PCM: pcm})
-			userNext += float64(len(pcm)/2) * 1000 / float64(rate)
-		case ev.Dir == trace.DirRecv && e.Type == "response.output_audio.delta":
-			payload := e.Delta
-			if len(pcmString(payload)) == 0 {
-				payload = e.Audio
-			}
-			pcm, rate := decodePCM(payload, e.RateHz, 24000)
-			if len(pcm) == 0 {
-				continue
-			}
-			start := max(ev.TMs, modelNext)
-			c.model = append(c.model, Chunk{StartMs: start, Rate: rate, PCM: pcm})
-			c.modelResp = append(c.modelResp, e.ResponseID)
-			modelNext = start + float64(len(pcm)/2)*1000/float64(rate)
-		case ev.Dir == trace.DirRecv && e.Type == "output_audio_buffer.cleared":
-			c.model, c.modelResp = cutAt(c.model, c.modelResp, ev.TMs)
-			modelNext = min(modelNext, ev.TMs)
-		case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.delta" && !done[e.ResponseID]:
-			c.transcript[e.ResponseID] += pcmString(e.Delta)
-		case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.done":
-			if e.Transcript != "" {
-				c.transcript[e.ResponseID], done[e.ResponseID] = e.Transcript, true
-			}
+		c.user = append(c.user, Chunk{StartMs: r.userNext, Rate: rate, PCM: pcm})
+		r.userNext += float64(len(pcm)/2) * 1000 / float64(rate)
+	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio.delta":
+		payload := e.Delta
+		if len(pcmString(payload)) == 0 {
+			payload = e.Audio
+		}
+		pcm, rate := decodePCM(payload, e.RateHz, 24000)
+		if len(pcm) == 0 {
+			return
+		}
+		start := max(ev.TMs, r.modelNext)
+		c.model = append(c.model, Chunk{StartMs: start, Rate: rate, PCM: pcm})
+		c.modelResp = append(c.modelResp, e.ResponseID)
+		r.modelNext = start + float64(len(pcm)/2)*1000/float64(rate)
+	case ev.Dir == trace.DirRecv && e.Type == "output_audio_buffer.cleared":
+		c.model, c.modelResp = cutAt(c.model, c.modelResp, ev.TMs)
+		r.modelNext = min(r.modelNext, ev.TMs)
+	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.delta" && !r.done[e.ResponseID]:
+		c.transcript[e.ResponseID] += pcmString(e.Delta)
+	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.done":
+		if e.Transcript != "" {
+			c.transcript[e.ResponseID], r.done[e.ResponseID] = e.Transcript, true
 		}
 	}
-	return c
 }
 
 // cutAt drops model audio scheduled at or after t and shortens the chunk

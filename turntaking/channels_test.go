@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"testing"
 
 	"github.com/duplexscope/duplexscope/trace"
@@ -161,5 +162,50 @@ func TestParseLabels(t *testing.T) {
 		if (err != nil) != tc.wantErr || len(got) != tc.n {
 			t.Errorf("%s: %d labels, err %v", tc.name, len(got), err)
 		}
+	}
+}
+
+// TestRecorderMatchesScoreTrace: a Recorder fed event by event scores
+// every prefix of a session exactly as ScoreTrace scores that prefix
+// (transcripts, a cleared answer and a second answer included), so the
+// page's live cards use the rule of its saved report.
+func TestRecorderMatchesScoreTrace(t *testing.T) {
+	t.Parallel()
+	var s trace.Session
+	for k := range 20 { // user speaks 0–1000 and 2400–3000 ms of media, from t=500
+		audio := base64.StdEncoding.EncodeToString(pcm16(200, 16000, k < 5 || (k >= 12 && k < 15)))
+		s.Events = append(s.Events, ev(500+float64(k)*200, trace.DirSend, fmt.Sprintf(`{"type":"input_audio_buffer.append","audio":%q}`, audio)))
+	}
+	s.Events = append(s.Events, ev(1700, trace.DirRecv, `{"type":"response.output_audio_transcript.delta","response_id":"r","delta":"Sure, the museum opens at nine."}`))
+	for i := range 4 { // 4 × 500 ms received from 1800, cleared at 3000 (user barge-in)
+		audio := base64.StdEncoding.EncodeToString(pcm16(500, 24000, true))
+		s.Events = append(s.Events, ev(1800+float64(i)*100, trace.DirRecv, fmt.Sprintf(`{"type":"response.output_audio.delta","response_id":"r","delta":%q}`, audio)))
+	}
+	s.Events = append(s.Events, ev(3000, trace.DirRecv, `{"type":"output_audio_buffer.cleared","response_id":"r"}`))
+	// A 600 ms "Mm." after the barge-in: a backchannel, not a takeover.
+	audio := base64.StdEncoding.EncodeToString(pcm16(600, 24000, true))
+	s.Events = append(s.Events, ev(3900, trace.DirRecv, fmt.Sprintf(`{"type":"response.output_audio.delta","response_id":"r2","delta":%q}`, audio)))
+	s.Events = append(s.Events, ev(4400, trace.DirRecv, `{"type":"response.output_audio_transcript.done","response_id":"r2","transcript":"Mm."}`))
+	sort.SliceStable(s.Events, func(i, j int) bool { return s.Events[i].TMs < s.Events[j].TMs }) // a wire log is in time order
+	labels := []turntaking.Label{
+		{ID: "end", Category: turntaking.TurnEnd, OffsetMs: 1000, AnchorMs: 1000},
+		{ID: "cut", Category: turntaking.Interruption, OnsetMs: 2400, OffsetMs: 3000, AnchorMs: 2400},
+	}
+	var rec turntaking.Recorder
+	for n, e := range s.Events {
+		rec.Add(e)
+		prefix := trace.Session{Events: s.Events[:n+1]}
+		want, wantOK := turntaking.ScoreTrace(prefix, labels, nil)
+		got, gotOK := rec.Score(labels, nil)
+		if diff := cmp.Diff(want, got); diff != "" || gotOK != wantOK {
+			t.Fatalf("after %d events (ok %v, want %v) (-ScoreTrace +Recorder):\n%s", n+1, gotOK, wantOK, diff)
+		}
+		if rec.LastMs() != e.TMs {
+			t.Errorf("LastMs %v after an event at %v", rec.LastMs(), e.TMs)
+		}
+	}
+	final, _ := rec.Score(labels, nil)
+	if len(final.Model) != 2 || !final.Cases[0].TookTurn || final.Cases[1].TookTurn {
+		t.Errorf("final: model %+v cases %+v, want two model segments, the turn end taken, the interruption not", final.Model, final.Cases)
 	}
 }

@@ -41,6 +41,9 @@
 // transcripts of the responses heard in them (−1 when none had one), so
 // the backchannel rule can use it. Cards and Merge summarise case results
 // of many sessions by the same rule as Score.
+// A Recorder rebuilds the channels event by event (each event decoded
+// once) and scores what it holds exactly as ScoreTrace scores that prefix
+// of the trace, for live views; Rule states the rule in words.
 //
 // The package is pure (no I/O, no clock) and builds for wasm.
 package turntaking

@@ -82,6 +82,11 @@ type SessionScores struct {
 // ClockTrace describes the clock of SessionScores.
 const ClockTrace = "client monotonic trace ms: user = input media laid from the first append's send time; model = simulated serial playback of received audio (cleared stops it)"
 
+// Rule states, for people reading a stored score, the speech detection and
+// takeover rule of ScoreTrace with the default VADOptions.
+const Rule = "energy VAD on both channels: 20 ms frames, speech when frame RMS ≥ −40 dBFS, gaps < 200 ms joined, segments < 100 ms dropped; " +
+	"takeover = first model segment starting in [anchor, anchor+window) that is not a backchannel (< 1 s and ≤ 3 words where a transcript exists)"
+
 // ScoreTrace scores labelled cases against a recorded session: labels are
 // mapped from the clip clock to the trace clock by the first append's
 // send time, snapped to the user channel's detected speech edge (SnapMs),
@@ -89,7 +94,12 @@ const ClockTrace = "client monotonic trace ms: user = input media laid from the 
 // transcripts of the responses heard in each segment, −1 when none had
 // one). ok is false when the session sent no input audio.
 func ScoreTrace(s trace.Session, labels []Label, opt *VADOptions) (SessionScores, bool) {
-	c := buildChannels(s)
+	return RecordTrace(s).Score(labels, opt)
+}
+
+// Score is ScoreTrace over the events added so far.
+func (r *Recorder) Score(labels []Label, opt *VADOptions) (SessionScores, bool) {
+	c := r.c
 	out := SessionScores{Clock: ClockTrace, OriginMs: c.originMs}
 	if !c.hasUser {
 		return out, false

@@ -11,8 +11,12 @@
 //            sinc, cut-off 0.46 × 16 kHz) and resampled to 16 kHz.
 //   "clip" — the page posts {type:"clip", pcm: Int16Array at 16 kHz, audible};
 //            the worklet streams it at 16 kHz per second of audio clock and,
-//            if audible, plays it on output 0. When it runs out it posts
-//            {type:"clip-end", seq} once and continues with silence.
+//            if audible, plays it on output 0. The clip starts at the next
+//            frame boundary, announced by {type:"clip-start", seq}: frame seq
+//            begins with the clip's first sample, so a page that sends from
+//            that frame on streams the clip on its own clock (labels in ms of
+//            the clip are ms from the first append). When it runs out it
+//            posts {type:"clip-end", seq} once and continues with silence.
 // Messages in: {type:"stop"} flushes a final partial frame ({final:true});
 // {type:"inject", pcm: Int16Array at 16 kHz, id} mixes a probe clip (barge-in,
 // backchannel…) into the outgoing stream from the next sample on and posts
@@ -46,6 +50,7 @@ class InputProcessor extends AudioWorkletProcessor {
     this.clipFrac = 0;
     this.audible = false;
     this.clipEnded = false;
+    this.pending = null;
     this.inj = null;
     this.injPos = 0;
     this.injID = "";
@@ -55,9 +60,7 @@ class InputProcessor extends AudioWorkletProcessor {
   onMessage(m) {
     if (!m) return;
     if (m.type === "clip") {
-      this.clip = m.pcm;
-      this.clipPos = 0;
-      this.clipEnded = false;
+      this.pending = m.pcm; // started at the next frame boundary (process)
       this.audible = !!m.audible;
     } else if (m.type === "inject") {
       this.inj = m.pcm;
@@ -176,8 +179,16 @@ class InputProcessor extends AudioWorkletProcessor {
     this.clipFrac += quantum / this.ratio;
     const n = Math.floor(this.clipFrac);
     this.clipFrac -= n;
-    const start = this.clipPos;
+    let start = this.clipPos;
     for (let i = 0; i < n; i++) {
+      if (this.pending && this.fill === 0) {
+        this.clip = this.pending;
+        this.pending = null;
+        this.clipPos = 0;
+        this.clipEnded = false;
+        start = -i; // clip position at this quantum's first sample
+        this.port.postMessage({ type: "clip-start", seq: this.seq });
+      }
       const j = this.clipPos++;
       const v = this.clip && j < this.clip.length ? this.clip[j] / 32768 : 0;
       this.emit(v);
@@ -193,8 +204,8 @@ class InputProcessor extends AudioWorkletProcessor {
           const pos = start + (i * n) / o.length;
           const j = Math.floor(pos);
           const f = pos - j;
-          const a = j < this.clip.length ? this.clip[j] : 0;
-          const b = j + 1 < this.clip.length ? this.clip[j + 1] : 0;
+          const a = j >= 0 && j < this.clip.length ? this.clip[j] : 0;
+          const b = j + 1 >= 0 && j + 1 < this.clip.length ? this.clip[j + 1] : 0;
           o[i] = (a + (b - a) * f) / 32768;
         }
       }

@@ -9,23 +9,16 @@ import (
 	"strconv"
 
 	"github.com/duplexscope/duplexscope/dataset"
-	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
 	"github.com/duplexscope/duplexscope/turntaking"
 )
 
-// ttRule is the speech detection rule of the turn-taking scores (the
-// defaults of turntaking.VADOptions).
-const ttRule = "energy VAD on both channels: 20 ms frames, speech when frame RMS ≥ −40 dBFS, gaps < 200 ms joined, segments < 100 ms dropped; " +
-	"takeover = first model segment starting in [anchor, anchor+window) that is not a backchannel (< 1 s and ≤ 3 words where a transcript exists)"
-
 // ttCollector gathers the turn-taking cases of a run's wire logs.
 type ttCollector struct {
-	cases   []report.TurnTakingCase
-	results []turntaking.CaseResult
-	errs    []string
+	cases []report.TurnTakingCase
+	errs  []string
 }
 
 // add scores the labelled cases of sample s (none: nothing) against its
@@ -43,36 +36,13 @@ func (c *ttCollector) add(s dataset.Sample, sessionID string, t *trace.Session) 
 	if !ok {
 		return
 	}
-	for _, k := range sc.Cases {
-		c.results = append(c.results, k.CaseResult)
-		c.cases = append(c.cases, report.TurnTakingCase{
-			SampleID: s.SampleID, Split: s.Split, SessionID: sessionID, ID: k.ID, Category: string(k.Category),
-			LabelAnchorMs: k.LabelAnchorMs, AnchorMs: round3(k.AnchorMs), WindowMs: k.WindowMs, AnchorSource: k.AnchorSource,
-			TookTurn: k.TookTurn, OnsetMs: round3p(k.OnsetMs), LatencyMs: round3p(k.LatencyMs),
-		})
-	}
+	clip := report.CaseClip{SampleID: s.SampleID, Split: s.Split} // one clip per session: labels on its own clock
+	c.cases = append(c.cases, report.LabelledCases(sc, sessionID, func(int) report.CaseClip { return clip })...)
 }
 
 // report returns the report field, nil when no sample had labels.
 func (c *ttCollector) report() *report.TurnTaking {
-	if len(c.cases) == 0 {
-		return nil
-	}
-	cards := turntaking.Cards(c.results)
-	for i := range cards {
-		cards[i].TOR = round3p(cards[i].TOR)
-		cards[i].LatencyMeanMs = round3p(cards[i].LatencyMeanMs)
-	}
-	return &report.TurnTaking{Rule: ttRule, Clock: turntaking.ClockTrace, Scores: cards, Cases: c.cases}
-}
-
-func round3(v float64) float64 { return metrics.Round(v, 3) }
-
-func round3p(v *float64) *float64 {
-	if v == nil {
-		return nil
-	}
-	return ptrTo(round3(*v))
+	return report.NewTurnTaking(turntaking.Rule, c.cases)
 }
 
 // printTurnTaking prints one line per category card (with denominators).

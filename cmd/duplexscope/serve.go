@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -139,7 +138,7 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 		App:        page,
 		Web:        web.FS,
 		Sim:        simSrv,
-		Datasets:   map[string]fs.FS{dataset.BuiltinName: dataset.BuiltinFS},
+		Datasets:   dataset.Bundled(),
 		ProbeClip:  dataset.ProbeClip,
 		ProbeKinds: session.ProbeKinds,
 		WriteToken: o.WriteToken,
