@@ -444,7 +444,7 @@ func (r *loadRun) save() {
 	}
 	r.setPhase(phaseSaving, "Saving the load curve…")
 	run := report.Run{
-		TargetURL: r.s.URL, Model: r.s.Model, Profile: r.s.Profile, FrameMs: r.s.FrameMs, Version: app.Getenv("GOAPP_VERSION"),
+		TargetURL: r.s.reportTarget(), Model: r.s.Model, Profile: r.s.Profile, FrameMs: r.s.FrameMs, Version: app.Getenv("GOAPP_VERSION"),
 		Client: report.ClientBrowser, RunID: r.s.RunID,
 		Machine:   report.Machine{UserAgent: app.Window().Get("navigator").Get("userAgent").String(), OS: "browser", Arch: "wasm"},
 		Source:    report.Source{Kind: report.SourceDataset, Dataset: r.s.DatasetName()},

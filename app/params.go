@@ -183,6 +183,22 @@ func (s Settings) DatasetName() string {
 // the page server's /proxy when s.Proxy is set. pageHost/secure describe the
 // page's own origin.
 func (s Settings) DialURL(pageHost string, secure bool) (string, error) {
+	target, err := s.TargetURL()
+	if err != nil || !s.Proxy {
+		return target, err
+	}
+	scheme := "ws"
+	if secure {
+		scheme = "wss"
+	}
+	p := url.URL{Scheme: scheme, Host: pageHost, Path: "/proxy", RawQuery: url.Values{"target": {target}}.Encode()}
+	return p.String(), nil
+}
+
+// TargetURL is the server URL with the simulator profile and behaviours
+// added (sim_profile, sim_behavior; a value already in the URL wins): what
+// the session talks to, and what its report names as the target.
+func (s Settings) TargetURL() (string, error) {
 	u, err := url.Parse(s.URL)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("server URL %q is not a ws:// or wss:// URL", s.URL)
@@ -202,15 +218,16 @@ func (s Settings) DialURL(pageHost string, secure bool) (string, error) {
 		}
 		u.RawQuery = q.Encode()
 	}
-	if !s.Proxy {
-		return u.String(), nil
+	return u.String(), nil
+}
+
+// reportTarget is the target a report names: TargetURL, or the URL as
+// typed when it does not parse (the run failed to dial anyway).
+func (s Settings) reportTarget() string {
+	if u, err := s.TargetURL(); err == nil {
+		return u
 	}
-	scheme := "ws"
-	if secure {
-		scheme = "wss"
-	}
-	p := url.URL{Scheme: scheme, Host: pageHost, Path: "/proxy", RawQuery: url.Values{"target": {u.String()}}.Encode()}
-	return p.String(), nil
+	return s.URL
 }
 
 // Preset is a model-profile preset of the connect panel.

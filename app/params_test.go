@@ -178,3 +178,22 @@ func TestTargetsEmbeddedSim(t *testing.T) {
 		}
 	}
 }
+
+// TestReportTarget: a report names the simulator knobs it ran with.
+func TestReportTarget(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		s    Settings
+		want string
+	}{
+		{Settings{URL: "ws://h/v1/realtime", Profile: "test", Behavior: "yields"}, "ws://h/v1/realtime?sim_behavior=yields&sim_profile=test"},
+		{Settings{URL: "ws://h/v1/realtime?sim_profile=minicpmo", Profile: "test", Proxy: true}, "ws://h/v1/realtime?sim_profile=minicpmo"},
+		{Settings{URL: "wss://gpu:8099"}, "wss://gpu:8099"},
+		{Settings{URL: "not a url"}, "not a url"},
+	}
+	for _, c := range cases {
+		if got := c.s.reportTarget(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
+		}
+	}
+}

@@ -111,7 +111,7 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 		src = report.Source{Kind: report.SourceDataset, Dataset: "dropped:" + in.Settings.DroppedName}
 	}
 	run := report.Run{
-		TargetURL: in.Settings.URL, Model: in.Settings.Model, Profile: in.Settings.Profile,
+		TargetURL: in.Settings.reportTarget(), Model: in.Settings.Model, Profile: in.Settings.Profile,
 		FrameMs: in.Settings.FrameMs, Version: version, Client: report.ClientBrowser,
 		Machine: report.Machine{UserAgent: in.UserAgent, OS: "browser", Arch: "wasm"}, Source: src,
 		EndedAt: time.Now().UTC().Format(time.RFC3339),
