@@ -70,13 +70,9 @@ func loadDataset(ctx context.Context, name string, frameMs int) (*joinedDataset,
 	}
 	out := &joinedDataset{}
 	for i, c := range entries {
-		w, err := fetch(ctx, c.URL)
+		p, err := clipPCM(ctx, c)
 		if err != nil {
-			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
-		}
-		p, err := wavToInput(w)
-		if err != nil {
-			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
+			return nil, err
 		}
 		if i > 0 {
 			out.PCM = append(out.PCM, make([]byte, gapBefore(len(out.PCM), labelled, frameMs))...)
@@ -133,6 +129,37 @@ func fetchClipList(ctx context.Context, name string) ([]datasetClip, []json.RawM
 		}
 	}
 	return entries, list.Clips, nil
+}
+
+// loadClips fetches every clip of a served dataset as 16 kHz PCM16 (the
+// load page streams each one in its own session).
+func loadClips(ctx context.Context, name string) ([][]byte, error) {
+	list, _, err := fetchClipList(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, 0, len(list))
+	for _, c := range list {
+		p, err := clipPCM(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// clipPCM fetches one clip as 16 kHz PCM16.
+func clipPCM(ctx context.Context, c datasetClip) ([]byte, error) {
+	w, err := fetch(ctx, c.URL)
+	if err != nil {
+		return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
+	}
+	p, err := wavToInput(w)
+	if err != nil {
+		return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
+	}
+	return p, nil
 }
 
 // wavToInput decodes a WAV of any rate and channel count to 16 kHz mono PCM16.

@@ -573,24 +573,3 @@ func (r *loadRun) snapshotLocked() *loadSnapshot {
 	}
 	return buildLoadView(in)
 }
-
-// loadClips fetches every clip of a served dataset as 16 kHz PCM16.
-func loadClips(ctx context.Context, name string) ([][]byte, error) {
-	list, _, err := fetchClipList(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]byte, 0, len(list))
-	for _, c := range list {
-		w, err := fetch(ctx, c.URL)
-		if err != nil {
-			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
-		}
-		p, err := wavToInput(w)
-		if err != nil {
-			return nil, fmt.Errorf("clip %s: %w", c.SampleID, err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
