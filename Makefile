@@ -8,7 +8,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Packages that must also pass under GOOS=js GOARCH=wasm (node runner).
 WASM_TEST_PKGS ?= ./trace/... ./metrics/... ./loadcurve/... ./turntaking/... ./protocol/... ./session/... ./chart/... ./audio/... ./report/...
 
-.PHONY: help run build wasm test check fmt lint unit wasmtest e2e smoke bench soak fuzz golden vendor clean deps
+.PHONY: help run build wasm test check fmt lint unit wasmtest e2e security smoke bench soak fuzz golden vendor clean deps
 
 help: ## list targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
@@ -27,7 +27,7 @@ wasm: ## build web/app.wasm (+ .gz/.br)
 deps:
 	@scripts/deps.sh test
 
-test: deps check unit wasmtest wasm e2e smoke ## everything CI runs (installs chromium/postgresql if missing)
+test: deps check unit wasmtest security wasm e2e smoke ## everything CI runs (installs chromium/postgresql if missing)
 	@echo "make test: all passed"
 
 check: ## gofmt, go mod tidy, vet (native + wasm)
@@ -46,6 +46,9 @@ unit: ## go test -race ./...
 
 wasmtest: ## pure packages under node (wasm == native)
 	PATH="$(WASM_EXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(WASM_TEST_PKGS)
+
+security: ## attack suite against a `duplexscope serve` subprocess (no -race: RSS bounds)
+	$(GO) test -tags security -count=1 -timeout 10m -v ./security/ 2>&1 | tee /tmp/duplexscope-security.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|ATTACK|_test.go:'; exit $${PIPESTATUS[0]}
 
 e2e: wasm ## real-browser tests (chromedp + Debian chromium)
 	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/...
