@@ -7,6 +7,7 @@ import (
 	"html"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -78,9 +79,6 @@ func Handler(opts *HandlerOptions) http.Handler {
 		WasmContentLength:     strconv.Itoa(len(raw)),
 		ServiceWorkerTemplate: serviceWorkerJS,
 	}
-	if o.UploadCapability == nil {
-		return h
-	}
 	return capabilityInjector{next: h, capability: o.UploadCapability}
 }
 
@@ -112,7 +110,17 @@ func (assetResolver) Resolve(location string) string {
 	return "/" + strings.TrimLeft(location, "/")
 }
 
-// capabilityInjector adds the upload capability meta tag to HTML pages.
+// capabilityInjector serves the page routes: go-app prerenders them from
+// a request stripped to its path, and the upload capability meta tag is
+// added to the HTML.
+//
+// Why the strip: go-app v10.1.11 encodes attribute values with
+// strconv.Quote, not HTML escaping, so a URL parameter prerendered into
+// <input value=…> breaks out of the attribute (reflected XSS). The page's
+// settings are read from the URL in the browser only (OnNav runs again
+// there, from window.location, and go-app replaces the prerendered body),
+// so the prerendered HTML never carries anything from the query, the
+// fragment or a Host spelled in an absolute request URI.
 type capabilityInjector struct {
 	next       http.Handler
 	capability func(*http.Request) string
@@ -124,11 +132,13 @@ func (c capabilityInjector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := &bufferedResponse{header: http.Header{}}
-	c.next.ServeHTTP(rec, r)
+	c.next.ServeHTTP(rec, prerenderRequest(r))
 	body := rec.body.Bytes()
 	if strings.HasPrefix(rec.header.Get("Content-Type"), "text/html") {
-		tag := `<meta name="` + CapabilityMeta + `" content="` + html.EscapeString(c.capability(r)) + `">`
-		body = bytes.Replace(body, []byte("</head>"), []byte(tag+"</head>"), 1)
+		if c.capability != nil {
+			tag := `<meta name="` + CapabilityMeta + `" content="` + html.EscapeString(c.capability(r)) + `">`
+			body = bytes.Replace(body, []byte("</head>"), []byte(tag+"</head>"), 1)
+		}
 		rec.header.Set("Content-Length", strconv.Itoa(len(body)))
 		// The capability is per request: never let a cache keep it.
 		rec.header.Set("Cache-Control", "no-store")
@@ -142,6 +152,15 @@ func (c capabilityInjector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rec.code)
 	w.Write(body)
+}
+
+// prerenderRequest is r as go-app may see it: the path only.
+func prerenderRequest(r *http.Request) *http.Request {
+	p := r.Clone(r.Context())
+	p.URL = &url.URL{Path: r.URL.Path}
+	p.RequestURI = (&url.URL{Path: r.URL.Path}).RequestURI()
+	p.Host = ""
+	return p
 }
 
 type bufferedResponse struct {

@@ -164,6 +164,9 @@ func (w *injectWriter) decide() {
 	}
 	w.decided = true
 	h := w.Header()
+	if strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+		setAppPageHeaders(h)
+	}
 	if strings.HasPrefix(h.Get("Content-Type"), "text/html") && h.Get("Content-Encoding") == "" {
 		w.buf = &bytes.Buffer{}
 		return

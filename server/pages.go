@@ -28,9 +28,26 @@ func init() {
 	}
 }
 
+// The Content-Security-Policy of every HTML page is defined here and
+// nowhere else: setPageHeaders for the server-rendered pages (share,
+// compare, history, run, error, placeholder, sign-in), setAppPageHeaders
+// for the go-app page (/ and /load), and ensurePagePolicy as the net under
+// both (any HTML answer that set neither gets the strict one).
+
 // contentSecurityPolicy is set on every server-rendered page: no inline
 // script or style, nothing from other origins.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; media-src 'self' blob: data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// appContentSecurityPolicy is the go-app page's. go-app v10 bootstraps
+// from files (/wasm_exec.js, /app.js: no inline script, so no hash or
+// nonce is needed; a test keeps it so), instantiates app.wasm
+// ('wasm-unsafe-eval'), registers /app-worker.js (worker-src) and loads
+// the audio worklets from /web/ (script-src). go-app sets inline style
+// attributes through setAttribute (style-src-attr; style elements stay
+// 'self'). The session dials whatever server the user types (ws:, wss:;
+// http: and https: URLs are dialled as ws: and wss:), downloads are blob:
+// URLs.
+const appContentSecurityPolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob: data:; connect-src 'self' ws: wss:; worker-src 'self'; manifest-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 func setPageHeaders(w http.ResponseWriter) {
 	h := w.Header()
@@ -39,6 +56,23 @@ func setPageHeaders(w http.ResponseWriter) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Cache-Control", "no-cache")
+}
+
+// setAppPageHeaders sets the go-app page's CSP and framing headers on h
+// (the page handler sets its own Content-Type and caching).
+func setAppPageHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", appContentSecurityPolicy)
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// ensurePagePolicy gives an HTML answer that set no CSP the strict one.
+func ensurePagePolicy(h http.Header) {
+	if h.Get("Content-Security-Policy") != "" || !strings.HasPrefix(strings.ToLower(h.Get("Content-Type")), "text/html") {
+		return
+	}
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Frame-Options", "DENY")
 }
 
 type link struct{ Name, URL, Note string }

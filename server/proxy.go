@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -23,51 +26,225 @@ type proxyConn struct {
 	cancel context.CancelFunc
 }
 
-// proxyAllowed reports whether the websocket proxy may dial u: ws/wss
-// only; loopback hosts always (the embedded simulator); other hosts only
-// when Config.ProxyAllow lists "host" or "host:port". Never the proxy itself.
-func (s *Server) proxyAllowed(u *url.URL) error {
+// DefaultMaxProxySessions bounds concurrent /proxy sessions (Config.MaxProxySessions):
+// a load curve of 32 sessions plus its joiner fits twice.
+const DefaultMaxProxySessions = 64
+
+// errProxyNotAllowed is the one answer for every target the proxy may not
+// reach, before or at dial time: the same text whether the port is open,
+// closed or unroutable, so the proxy is no port scanner.
+var errProxyNotAllowed = errors.New("proxy: target not allowed: the proxy reaches this server's embedded simulator (ws://THIS-HOST/v1/realtime) and the targets named with --proxy-allow HOST[:PORT] only")
+
+// allowEntry is one --proxy-allow target.
+type allowEntry struct {
+	host string     // lower case, no brackets
+	port string     // "" = any port
+	ip   netip.Addr // valid when host is an IP literal
+}
+
+func parseAllowEntry(a string) (allowEntry, bool) {
+	a = strings.ToLower(strings.TrimSpace(a))
+	if a == "" {
+		return allowEntry{}, false
+	}
+	e := allowEntry{host: a}
+	if h, p, err := net.SplitHostPort(a); err == nil {
+		e.host, e.port = h, p
+	} else {
+		e.host = strings.Trim(a, "[]")
+	}
+	e.host = strings.TrimSuffix(e.host, ".")
+	if ip, err := netip.ParseAddr(e.host); err == nil {
+		e.ip = ip.Unmap()
+	}
+	return e, e.host != ""
+}
+
+// loopback reports whether the entry names this machine explicitly
+// ("localhost" or a loopback literal): only then may it reach loopback.
+func (e allowEntry) loopback() bool {
+	return e.host == "localhost" || (e.ip.IsValid() && e.ip.IsLoopback())
+}
+
+// proxyPlan is the decision for one target: what may be dialled. The
+// dialer's Control hook applies it to every address it connects to, so a
+// name resolving somewhere else (DNS rebinding, a hosts entry) gains nothing.
+type proxyPlan struct {
+	u         *url.URL
+	matched   []allowEntry   // --proxy-allow entries naming the target
+	local     netip.AddrPort // the address this request arrived on
+	localOK   bool
+	simTarget bool // the path is the embedded simulator's websocket
+}
+
+// isSimPath reports whether u's path is exactly the embedded simulator's
+// websocket: no dot segments, no doubled or percent-encoded slashes.
+func isSimPath(u *url.URL) bool {
+	return u.EscapedPath() == "/v1/realtime" && u.Path == "/v1/realtime"
+}
+
+// planProxy decides, before anything is dialled, whether target may be
+// proxied for request r: ws/wss only, no credentials, and either named by
+// --proxy-allow or this server's own simulator.
+func (s *Server) planProxy(r *http.Request, u *url.URL) (*proxyPlan, error) {
 	if u.Scheme != "ws" && u.Scheme != "wss" {
-		return fmt.Errorf("target scheme must be ws or wss, got %q", u.Scheme)
+		return nil, fmt.Errorf("proxy: target scheme must be ws or wss, got %q", u.Scheme)
 	}
 	if u.User != nil {
-		return errors.New("target must not carry credentials")
+		return nil, errors.New("proxy: target must not carry credentials")
 	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" {
-		return errors.New("target has no host")
-	}
-	if strings.HasPrefix(u.Path, "/proxy") {
-		return errors.New("target must not be the proxy itself")
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" || u.Opaque != "" {
+		return nil, errors.New("proxy: target has no host")
 	}
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
+	p := &proxyPlan{u: u, simTarget: s.cfg.Sim != nil && isSimPath(u)}
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if ap, err := netip.ParseAddrPort(la.String()); err == nil {
+			p.local, p.localOK = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), true
+		}
 	}
 	for _, a := range s.cfg.ProxyAllow {
-		a = strings.ToLower(strings.TrimSpace(a))
-		if a == host || a == net.JoinHostPort(host, port) {
+		if e, ok := parseAllowEntry(a); ok && e.host == host && (e.port == "" || e.port == port) {
+			p.matched = append(p.matched, e)
+		}
+	}
+	if len(p.matched) > 0 {
+		return p, nil
+	}
+	// Not listed: only this server's own simulator, spelled as the page
+	// spells it (its own host, localhost, a loopback or local address).
+	if !p.simTarget || !p.localOK || port != strconv.Itoa(int(p.local.Port())) {
+		return nil, errProxyNotAllowed
+	}
+	pageHost := strings.ToLower(r.Host)
+	if h, _, err := net.SplitHostPort(pageHost); err == nil {
+		pageHost = h
+	}
+	ip, err := netip.ParseAddr(host)
+	switch {
+	case host == "localhost", host == strings.Trim(pageHost, "[]"):
+	case err == nil && (ip.Unmap().IsLoopback() || ip.Unmap().IsUnspecified() || ip.Unmap() == p.local.Addr()):
+	default:
+		return nil, errProxyNotAllowed
+	}
+	return p, nil
+}
+
+// isSelf reports whether ip:port may be this server: its own address, or
+// any loopback, unspecified or local-interface address on its port.
+func (p *proxyPlan) isSelf(ap netip.AddrPort) bool {
+	if !p.localOK || ap.Port() != p.local.Port() {
+		return false
+	}
+	ip := ap.Addr()
+	if ip == p.local.Addr() || ip.IsLoopback() || ip.IsUnspecified() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true // cannot tell: treat as self (sim path only)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			if x, ok := netip.AddrFromSlice(n.IP); ok && x.Unmap() == ip {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// control is the dialer's Control hook: it checks the address actually
+// dialled (after DNS) against the plan.
+func (p *proxyPlan) control(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return errProxyNotAllowed
+	}
+	ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	ip := ap.Addr()
+	if p.isSelf(ap) {
+		// This server itself: its simulator, never /proxy or anything else.
+		if p.simTarget {
+			return nil
+		}
+		return errProxyNotAllowed
+	}
+	for _, e := range p.matched {
+		switch {
+		case e.ip.IsValid():
+			if e.ip == ip {
+				return nil
+			}
+		case ip.IsLoopback() || ip.IsUnspecified():
+			if e.loopback() {
+				return nil
+			}
+		case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsMulticast():
+			// Metadata services (169.254.169.254) only when listed by address.
+		default:
 			return nil
 		}
 	}
-	return fmt.Errorf("target host %q is not allowed (loopback only; add it with --proxy-allow %s:%s)", host, host, port)
+	return errProxyNotAllowed
+}
+
+// dial connects to the plan's target: the address checked in the dialer,
+// no redirects followed, no HTTP_PROXY from the environment.
+func (p *proxyPlan) dial(ctx context.Context) (*websocket.Conn, *http.Response, error) {
+	d := &net.Dialer{Timeout: 10 * time.Second, Control: p.control}
+	tr := &http.Transport{DialContext: d.DialContext, TLSHandshakeTimeout: 10 * time.Second}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return websocket.Dial(ctx, p.u.String(), &websocket.DialOptions{HTTPClient: hc, CompressionMode: websocket.CompressionDisabled})
+}
+
+// proxyDialError turns a failed dial of an allowed target into the
+// status and the words that tell the user what to fix.
+func proxyDialError(u *url.URL, resp *http.Response, err error) (int, string) {
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, errProxyNotAllowed):
+		return http.StatusForbidden, errProxyNotAllowed.Error()
+	case resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return http.StatusBadGateway, fmt.Sprintf("proxy: %s answered HTTP %d (a redirect to %q), not a websocket upgrade; the proxy follows no redirects: use the final URL", u.Host, resp.StatusCode, resp.Header.Get("Location"))
+	case resp != nil && resp.StatusCode != http.StatusSwitchingProtocols:
+		return http.StatusBadGateway, fmt.Sprintf("proxy: %s answered HTTP %d, not a websocket upgrade: check the path (a vLLM-Omni server listens at /v1/realtime)", u.Host, resp.StatusCode)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return http.StatusBadGateway, fmt.Sprintf("proxy: %s refused the connection: nothing listens on that port", u.Host)
+	case errors.As(err, &dnsErr):
+		return http.StatusBadGateway, fmt.Sprintf("proxy: cannot resolve %s: %v", u.Hostname(), dnsErr.Err)
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return http.StatusGatewayTimeout, fmt.Sprintf("proxy: %s did not answer within 10 s", u.Host)
+	}
+	return http.StatusBadGateway, "proxy: dialing the target failed: " + err.Error()
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
+	// The Origin is checked before anything else (a cross-site page must
+	// not make this server connect anywhere); policy() checked it too.
+	if !s.originAllowed(r) {
+		writeError(w, http.StatusForbidden, foreignOriginMsg(r), nil)
+		return
+	}
 	raw := r.URL.Query().Get("target")
 	u, err := url.Parse(raw)
 	if raw == "" || err != nil {
 		writeError(w, http.StatusBadRequest, "proxy needs ?target=ws://host:port/path (percent-encoded)", nil)
 		return
 	}
-	if err := s.proxyAllowed(u); err != nil {
-		writeError(w, http.StatusForbidden, "proxy: "+err.Error(), nil)
+	plan, err := s.planProxy(r, u)
+	if err != nil {
+		writeError(w, http.StatusForbidden, err.Error(), nil)
 		return
 	}
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
@@ -78,6 +255,12 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	if s.closed {
 		s.mu.Unlock()
 		writeError(w, http.StatusServiceUnavailable, "server is shutting down", nil)
+		return
+	}
+	if len(s.proxies) >= s.cfg.MaxProxySessions {
+		s.mu.Unlock()
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("proxy: %d sessions are open, the most this server proxies at once; try again when one ends", s.cfg.MaxProxySessions), nil)
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
@@ -94,17 +277,21 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	dialCtx, dialCancel := context.WithTimeout(ctx, 10*time.Second)
-	up, resp, err := websocket.Dial(dialCtx, u.String(), &websocket.DialOptions{CompressionMode: websocket.CompressionDisabled})
+	up, resp, err := plan.dial(dialCtx)
 	dialCancel()
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}
 	if err != nil {
 		s.metrics.errors.WithLabelValues("proxy dial").Inc()
-		writeError(w, http.StatusBadGateway, "proxy: dialing the target failed: "+err.Error(), nil)
+		code, msg := proxyDialError(u, resp, err)
+		writeError(w, code, msg, nil)
 		return
 	}
-	client, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	// The Origin was checked above, against this server's Host policy and
+	// --allow-origin; coder/websocket's own same-host check would refuse
+	// the origins --allow-origin lists.
+	client, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled, InsecureSkipVerify: true})
 	if err != nil {
 		up.Close(websocket.StatusInternalError, "client upgrade failed")
 		return

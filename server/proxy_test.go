@@ -51,7 +51,8 @@ func proxyURL(e *env, target string) string {
 
 func TestProxy(t *testing.T) {
 	up := echoServer(t)
-	e := newEnv(t, nil)
+	// The proxy is opt-in: a loopback service is reachable once listed.
+	e := newEnv(t, func(c *server.Config) { c.ProxyAllow = []string{strings.TrimPrefix(up.URL, "http://")} })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	target := "ws" + strings.TrimPrefix(up.URL, "http") + "/v1/realtime?duplex=1&model=sim"

@@ -48,7 +48,17 @@ type Config struct {
 	// ProxyAllow lists the websocket proxy's allowed targets: "host:port" or
 	// "host". Empty allows loopback hosts only (the embedded simulator).
 	ProxyAllow []string
-	Logger     *slog.Logger
+	// MaxProxySessions caps concurrent /proxy sessions (0:
+	// DefaultMaxProxySessions).
+	MaxProxySessions int
+	// PublicHosts are the host names (NAME or NAME:PORT) this server
+	// answers to besides loopback, localhost and the address a connection
+	// arrived on (--public-host); any other Host gets 421 (see policy).
+	PublicHosts []string
+	// AllowOrigins are the foreign page origins ("https://ci.example")
+	// allowed to write and use the proxy (--allow-origin).
+	AllowOrigins []string
+	Logger       *slog.Logger
 	// Registry receives the Prometheus metrics (nil: a new registry).
 	Registry *prometheus.Registry
 	Now      func() time.Time
@@ -125,6 +135,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.CachedReports == 0 {
 		cfg.CachedReports = 64
+	}
+	if cfg.MaxProxySessions <= 0 {
+		cfg.MaxProxySessions = DefaultMaxProxySessions
 	}
 	if cfg.NewID == nil {
 		cfg.NewID = archive.NewID
@@ -222,6 +235,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path, "route", route, "status", sw.code, "bytes", sw.n, "dur_ms", float64(d.Microseconds())/1000, "remote", r.RemoteAddr)
 	}()
 	sw.Header().Set("X-Content-Type-Options", "nosniff")
+	if !s.policy(sw, r) {
+		return
+	}
 	s.mux.ServeHTTP(sw, r)
 }
 
@@ -249,11 +265,20 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
 		w.code, w.wrote = code, true
+		ensurePagePolicy(w.Header())
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		// Decide the type now (as net/http would) so an HTML answer
+		// cannot leave without a CSP.
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", http.DetectContentType(b))
+		}
+		w.WriteHeader(http.StatusOK)
+	}
 	w.wrote = true
 	n, err := w.ResponseWriter.Write(b)
 	w.n += int64(n)

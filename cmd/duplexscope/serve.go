@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -40,8 +41,13 @@ Flags:
   --db postgres://…      use PostgreSQL instead of SQLite (teams sharing one archive)
   --write-token T        require "Authorization: Bearer T" for writes and deletes
                          (default $DUPLEXSCOPE_WRITE_TOKEN); pages get an upload capability
-  --proxy-allow LIST     extra websocket proxy targets, comma-separated host or host:port
-                         (loopback is always allowed; nothing else by default)
+  --proxy-allow LIST     websocket proxy targets, comma-separated host or host:port (opt-in:
+                         without it /proxy reaches only this server's simulator; loopback
+                         services only when listed as localhost[:PORT] or 127.0.0.1[:PORT])
+  --public-host LIST     host names (NAME or NAME:PORT) the server answers to besides loopback,
+                         localhost and its own address; any other Host header gets 421
+  --allow-origin LIST    foreign page origins (https://ci.example) allowed to write and use
+                         the proxy; other pages' writes get 403
   --upload-rate N        uploads per second per client address (default 20; -1 = unlimited)
   --log text|json        log format on stderr (default text)
   --sim-profile NAME     simulator profile (per session: sim_profile query parameter)
@@ -58,6 +64,7 @@ Examples:
 type serveOptions struct {
 	Addr, Data, DB, WriteToken, LogFormat string
 	ProxyAllow                            []string
+	PublicHosts, AllowOrigins             []string
 	UploadRate                            float64
 	Sim                                   *sim.Options
 }
@@ -71,7 +78,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&o.Data, "data", "./data", "data directory (SQLite archive)")
 	fs.StringVar(&o.DB, "db", "", "postgres://… archive instead of SQLite")
 	fs.StringVar(&o.WriteToken, "write-token", os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"), "write token")
-	proxyAllow := fs.String("proxy-allow", "", "extra websocket proxy targets")
+	proxyAllow := fs.String("proxy-allow", "", "websocket proxy targets (host or host:port)")
+	publicHost := fs.String("public-host", "", "host names the server answers to (NAME[:PORT],…)")
+	allowOrigin := fs.String("allow-origin", "", "foreign origins allowed to write (https://HOST,…)")
 	fs.Float64Var(&o.UploadRate, "upload-rate", 20, "uploads per second per client (-1 = unlimited)")
 	fs.StringVar(&o.LogFormat, "log", "text", "log format: text or json")
 	o.Sim = sim.RegisterFlags(fs)
@@ -87,6 +96,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, a := range strings.Split(*proxyAllow, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			o.ProxyAllow = append(o.ProxyAllow, a)
+		}
+	}
+	o.PublicHosts, o.AllowOrigins = splitList(*publicHost), splitList(*allowOrigin)
+	for _, a := range o.AllowOrigins {
+		if u, err := url.Parse(a); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimRight(u.Path, "/") != "" {
+			return &exitError{2, fmt.Errorf("serve: --allow-origin %q: want an origin like https://ci.example", a)}
 		}
 	}
 	if o.DB != "" && !strings.HasPrefix(o.DB, "postgres://") && !strings.HasPrefix(o.DB, "postgresql://") {
@@ -134,18 +149,20 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 		UploadCapability: func(*http.Request) string { return srv.Capability() },
 	})
 	srv, err = server.New(server.Config{
-		Store:      store,
-		App:        page,
-		Web:        web.FS,
-		Sim:        simSrv,
-		Datasets:   dataset.Bundled(),
-		ProbeClip:  dataset.ProbeClip,
-		ProbeKinds: session.ProbeKinds,
-		WriteToken: o.WriteToken,
-		ProxyAllow: o.ProxyAllow,
-		Logger:     log,
-		UploadRate: o.UploadRate,
-		Version:    version,
+		Store:        store,
+		App:          page,
+		Web:          web.FS,
+		Sim:          simSrv,
+		Datasets:     dataset.Bundled(),
+		ProbeClip:    dataset.ProbeClip,
+		ProbeKinds:   session.ProbeKinds,
+		WriteToken:   o.WriteToken,
+		ProxyAllow:   o.ProxyAllow,
+		PublicHosts:  o.PublicHosts,
+		AllowOrigins: o.AllowOrigins,
+		Logger:       log,
+		UploadRate:   o.UploadRate,
+		Version:      version,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -157,7 +174,7 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(h, slog.LevelWarn)}
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(stdout, "duplexscope: serving %s (archive: %s, simulator: ws://%s/v1/realtime?duplex=1)\n", url, desc, ln.Addr())
-	log.Info("serving", "url", url, "archive", desc, "write_token", o.WriteToken != "", "proxy_allow", o.ProxyAllow)
+	log.Info("serving", "url", url, "archive", desc, "write_token", o.WriteToken != "", "proxy_allow", o.ProxyAllow, "public_hosts", o.PublicHosts, "allow_origins", o.AllowOrigins)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -176,6 +193,17 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, a := range strings.Split(v, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func versionOrEmpty() string {

@@ -116,6 +116,7 @@ type upload struct {
 
 func post(client *http.Client, base string, u *upload) (int, string, error) {
 	req, _ := http.NewRequest("POST", base+"/api/reports", bytes.NewReader(u.body))
+	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", u.key)
 	resp, err := client.Do(req)
 	if err != nil {
@@ -262,6 +263,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	body := crashReport(t, 0, 0)
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequest("POST", c.base+"/api/reports", pr)
+	req.Header.Set("Content-Type", "application/json")
 	req.ContentLength = int64(len(body))
 	type result struct {
 		code int
