@@ -27,7 +27,7 @@ wasm: ## build web/app.wasm (+ .gz/.br)
 deps:
 	@scripts/deps.sh test
 
-test: deps check unit wasmtest security wasm e2e smoke ## everything CI runs (installs chromium/postgresql if missing)
+test: deps check unit wasmtest wasm security e2e smoke ## everything CI runs (installs chromium/postgresql if missing)
 	@echo "make test: all passed"
 
 check: ## gofmt, go mod tidy, vet (native + wasm)

@@ -4,7 +4,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -76,5 +78,63 @@ func TestHandlerPageIsSelfContained(t *testing.T) {
 	res := get(t, h, "/web/app.wasm", map[string]string{"Accept-Encoding": "gzip, br"})
 	if res.Header.Get("Content-Encoding") != "br" || res.Header.Get("Content-Type") != "application/wasm" || body(t, res) != "BR" {
 		t.Errorf("/web/app.wasm: encoding %q type %q", res.Header.Get("Content-Encoding"), res.Header.Get("Content-Type"))
+	}
+}
+
+// pageParams are every URL parameter the page reads (ParseSettings,
+// ParseLoadSettings, the dashboard's demo).
+var pageParams = []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "demo", "levels", "join_s", "run_id", "shard", "watch"}
+
+// TestPageParamsListed keeps pageParams complete: every parameter the
+// page's own links carry is in it.
+func TestPageParamsListed(t *testing.T) {
+	s := LoadSettings{Settings: Settings{URL: "ws://h/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 80, Profile: "p", Behavior: "yields",
+		Proxy: true, DurationS: 1, Audible: true, Transport: "coder", Probes: []ProbeAt{{Kind: "interruption", OffsetS: 4}}},
+		Levels: []int{1}, JoinS: 2, RunID: "r", Shard: 1, Shards: 2, Watch: true}
+	for k := range s.Query() {
+		if !slices.Contains(pageParams, k) {
+			t.Errorf("the page's links carry %q, which the injection tests do not feed", k)
+		}
+	}
+}
+
+// TestHandlerPrerenderIgnoresQuery: go-app v10.1.11 quotes attribute values
+// with strconv.Quote, so nothing from the query (nor a Host in an absolute
+// request URI) may reach the prerendered HTML; the browser reads the URL.
+func TestHandlerPrerenderIgnoresQuery(t *testing.T) {
+	t.Parallel()
+	assets := fstest.MapFS{"app.wasm": {Data: []byte("\x00asm-fake")}, "app.css": {Data: []byte("body{}")}}
+	h := Handler(&HandlerOptions{Assets: assets})
+	payloads := []string{`"><script>zq1</script>`, `'><img src=x onerror=zq2>`, `</title><script>zq3</script>`, `" autofocus onfocus="zq4`, `javascript:zq5`}
+	for _, route := range []string{"/", "/load"} {
+		for _, p := range payloads {
+			q := url.Values{}
+			for _, name := range pageParams {
+				q.Set(name, p)
+			}
+			page := body(t, get(t, h, route+"?"+q.Encode(), nil))
+			if !strings.Contains(page, `src="/app.js"`) {
+				t.Fatalf("%s: not the go-app page", route)
+			}
+			if strings.Contains(page, "zq") {
+				t.Errorf("%s?…=%s: the value reached the prerendered HTML", route, p)
+			}
+		}
+		// Each parameter alone, with a value the page would accept.
+		for _, name := range pageParams {
+			v := map[string]string{"source": "dataset:zqset", "behavior": "yields"}[name]
+			if v == "" {
+				v = "zqvalue"
+			}
+			if page := body(t, get(t, h, route+"?"+name+"="+url.QueryEscape(v), nil)); strings.Contains(page, "zq") {
+				t.Errorf("%s?%s=%s: the value reached the prerendered HTML", route, name, v)
+			}
+		}
+	}
+	r := httptest.NewRequest(http.MethodGet, `http://zqhost"><script>/?model=x`, nil)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if strings.Contains(w.Body.String(), "zqhost") {
+		t.Errorf("the Host of an absolute request URI reached the prerendered HTML")
 	}
 }

@@ -156,6 +156,10 @@ func (e *env) do(method, path string, body []byte, hdr ...string) (int, http.Hea
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if strings.EqualFold(hdr[i], "Host") {
+			req.Host = hdr[i+1]
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := e.http.Client().Do(req)
