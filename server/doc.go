@@ -8,6 +8,15 @@
 // server.New(cfg) returns an http.Handler; `duplexscope serve` mounts it and
 // tests mount it on httptest.NewServer.
 //
+// # Web security
+//
+// Every request first passes policy (policy.go): a Host allow-list (421),
+// foreign-Origin writes and proxy use refused (403), API writes only with a
+// Content-Type no cross-site page can send unpreflighted (415); the
+// embedded simulator is exempt. Every HTML answer carries a CSP, defined
+// in pages.go only. The proxy (proxy.go) is opt-in and checks the address
+// it dials inside the dialer.
+//
 // # Clocks
 //
 // The server stamps created_at with its wall clock (display and ordering
