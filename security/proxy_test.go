@@ -81,7 +81,11 @@ func (r proxyResult) String() string {
 	if r.Status == http.StatusSwitchingProtocols {
 		return "101 connected"
 	}
-	return fmt.Sprintf("%d %s", r.Status, strings.TrimSpace(r.Body))
+	b := strings.TrimSpace(r.Body)
+	if len(b) > 100 {
+		b = b[:100] + "…"
+	}
+	return fmt.Sprintf("%d %s", r.Status, b)
 }
 
 // viaProxy opens /proxy?target=… on s as a websocket client would, with

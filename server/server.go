@@ -274,7 +274,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		// Decide the type now (as net/http would) so an HTML answer
 		// cannot leave without a CSP.
-		if w.Header().Get("Content-Type") == "" {
+		if _, set := w.Header()["Content-Type"]; !set { // nil: sniffing suppressed
 			w.Header().Set("Content-Type", http.DetectContentType(b))
 		}
 		w.WriteHeader(http.StatusOK)
