@@ -281,7 +281,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 
 func decodeRecord(rec archive.Record) (*report.Report, error) {
 	lim := report.DefaultLimits
-	lim.MaxBytes = 0
+	lim.MaxBytes, lim.Stored = 0, true
 	r, err := report.Decode(rec.Body, lim)
 	if err != nil {
 		return nil, fmt.Errorf("stored report %s: %w", rec.ID, err)
