@@ -3,6 +3,7 @@
 package server
 
 import (
+	"container/list"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,30 +120,55 @@ func uploadKind(r *http.Request) string {
 	return "report"
 }
 
+// clientKey is the rate limiter's key for a request: the IPv4 address, or
+// the IPv6 /64 (one host usually owns a whole /64, so keying by address
+// would give it 2^64 buckets).
 func clientKey(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	return ipKey(host)
 }
 
-// limiter is a token bucket per client key.
+func ipKey(host string) string {
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
+}
+
+// limiterKeys bounds the limiter's memory: past it the least recently
+// seen client is forgotten (a forgotten client comes back with a full
+// bucket, which an idle client would have anyway).
+const limiterKeys = 100_000
+
+// limiter is a token bucket per client key, least recently used evicted
+// first.
 type limiter struct {
-	rate  float64
-	burst float64
-	now   func() time.Time
-	mu    sync.Mutex
-	b     map[string]*bucket
+	rate    float64
+	burst   float64
+	now     func() time.Time
+	maxKeys int
+	mu      sync.Mutex
+	b       map[string]*list.Element // of *bucket
+	lru     list.List                // front: most recently seen
 }
 
 type bucket struct {
+	key    string
 	tokens float64
 	last   time.Time
 }
 
 func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
-	return &limiter{rate: rate, burst: float64(burst), now: now, b: map[string]*bucket{}}
+	return &limiter{rate: rate, burst: float64(burst), now: now, maxKeys: limiterKeys, b: map[string]*list.Element{}}
 }
 
 func (l *limiter) allow(key string) bool {
@@ -151,13 +178,18 @@ func (l *limiter) allow(key string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	b := l.b[key]
-	if b == nil {
-		if len(l.b) > 100_000 { // bound memory: forget everyone
-			l.b = map[string]*bucket{}
+	var b *bucket
+	if e := l.b[key]; e != nil {
+		l.lru.MoveToFront(e)
+		b = e.Value.(*bucket)
+	} else {
+		for len(l.b) >= l.maxKeys && l.lru.Len() > 0 {
+			old := l.lru.Back()
+			delete(l.b, old.Value.(*bucket).key)
+			l.lru.Remove(old)
 		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.b[key] = b
+		b = &bucket{key: key, tokens: l.burst, last: now}
+		l.b[key] = l.lru.PushFront(b)
 	}
 	b.tokens = min(l.burst, b.tokens+now.Sub(b.last).Seconds()*l.rate)
 	b.last = now
