@@ -165,7 +165,7 @@ func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) boo
 		if n := len(stack); n > 0 && stack[n-1].array && !lim.Stored {
 			stack[n-1].count++
 			if lim.MaxArray > 0 && stack[n-1].count > lim.MaxArray {
-				return invalid(lastKey, "array longer than %d elements", lim.MaxArray)
+				return invalid(path(), "array longer than %d elements", lim.MaxArray)
 			}
 		}
 		return nil
