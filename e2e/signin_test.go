@@ -34,7 +34,8 @@ func signInThroughForm(t *testing.T, ctx context.Context, s *stack) {
 		loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
 		return loc == "/", err
 	}); err != nil {
-		t.Fatalf("the sign-in form did not lead back to the page: %v", err)
+		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + document.body.innerText`))
+		t.Fatalf("the sign-in form did not lead back to the page: %v (at %s)", err, loc)
 	}
 	// The cookie is HttpOnly: the page's script cannot read it.
 	if c, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.cookie`)); strings.Contains(c, server.SessionCookie) {
@@ -92,14 +93,16 @@ func TestSignInLaterKeepsRun(t *testing.T) {
 		t.Fatalf("kept runs in localStorage: %d (%v), want 1", n, err)
 	}
 	signInThroughForm(t, ctx, s)
+	// The report lands first, its wire log right after.
 	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
 		page, err := s.store.List(ctx, archive.Filter{})
-		return len(page.Items) == 1, err
+		if err != nil || len(page.Items) != 1 {
+			return false, err
+		}
+		_, err = s.store.GetAttachment(ctx, page.Items[0].ID, "wire-log.json")
+		return err == nil, nil
 	}); err != nil {
-		t.Fatalf("the kept run never reached the archive after sign-in: %v", err)
-	}
-	page, _ := s.store.List(ctx, archive.Filter{})
-	if _, err := s.store.GetAttachment(ctx, page.Items[0].ID, "wire-log.json"); err != nil {
-		t.Errorf("the kept run's wire log was not stored: %v", err)
+		page, _ := s.store.List(ctx, archive.Filter{})
+		t.Fatalf("the kept run (%d reports archived) and its wire log never reached the archive after sign-in: %v", len(page.Items), err)
 	}
 }

@@ -138,7 +138,9 @@ func (s *Server) tokenOK(t string) bool {
 // Origin, Sec-Fetch-Site says same-origin). A cookie alone proves nothing:
 // SameSite=Strict still sends it from other ports of the same host.
 func sameOrigin(r *http.Request) bool {
-	if o := r.Header.Get("Origin"); o != "" {
+	// "Origin: null" is what a page with Referrer-Policy no-referrer (or a
+	// privacy setting) sends; fetch metadata still says where it came from.
+	if o := r.Header.Get("Origin"); o != "" && o != "null" {
 		u, err := url.Parse(o)
 		return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
 	}

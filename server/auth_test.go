@@ -52,7 +52,7 @@ func sessionOf(resp *http.Response) *http.Cookie {
 func TestSignIn(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.WriteToken = "s3cret" })
 	code, hdr, page := e.do("GET", "/signin", nil)
-	if code != 200 || !strings.Contains(hdr.Get("Content-Security-Policy"), "frame-ancestors 'none'") || !strings.Contains(string(page), `name="token"`) {
+	if code != 200 || !strings.Contains(hdr.Get("Content-Security-Policy"), "frame-ancestors 'none'") || !strings.Contains(string(page), `name="token"`) || hdr.Get("Referrer-Policy") != "same-origin" {
 		t.Fatalf("GET /signin = %d csp %q:\n%s", code, hdr.Get("Content-Security-Policy"), page)
 	}
 	self := e.http.URL
@@ -92,7 +92,10 @@ func TestSignIn(t *testing.T) {
 	}{
 		{"cookie from this origin", []string{"Cookie", cookie, "Origin", self}, 201, 200},
 		{"cookie, fetch metadata same-origin", []string{"Cookie", cookie, "Sec-Fetch-Site", "same-origin"}, 201, 200},
+		{"cookie, Origin null but same-origin fetch", []string{"Cookie", cookie, "Origin", "null", "Sec-Fetch-Site", "same-origin"}, 201, 200},
+		{"cookie, Origin null, cross-site fetch", []string{"Cookie", cookie, "Origin", "null", "Sec-Fetch-Site", "cross-site"}, 401, 200},
 		{"cookie from another origin", []string{"Cookie", cookie, "Origin", "http://evil.example"}, 401, 200},
+		{"cookie from another origin claiming same-origin", []string{"Cookie", cookie, "Origin", "http://evil.example", "Sec-Fetch-Site", "same-origin"}, 401, 200},
 		{"cookie without origin", []string{"Cookie", cookie}, 401, 200},
 		{"forged cookie", []string{"Cookie", cookie + "x", "Origin", self}, 401, 401},
 		{"nothing", []string{"Origin", self}, 401, 401},

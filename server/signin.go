@@ -51,6 +51,9 @@ func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, code int, 
 	}
 	setPageHeaders(w)
 	w.Header().Set("Cache-Control", "no-store")
+	// The form's POST must carry this page's Origin (no-referrer would
+	// make the browser send "Origin: null").
+	w.Header().Set("Referrer-Policy", "same-origin")
 	w.WriteHeader(code)
 	w.Write(buf.Bytes())
 }
