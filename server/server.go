@@ -25,8 +25,8 @@ import (
 type Config struct {
 	Store archive.Store
 	// App serves the go-app page ("/" and the page routes); nil serves a
-	// plain placeholder page. Its HTML responses get the upload capability
-	// meta tag injected (see CapabilityMeta).
+	// plain placeholder page. Pages get no write capability: people sign
+	// in at /signin when a write token is set.
 	App http.Handler
 	// Web holds the static assets served under /web/ (app.wasm, app.wasm.br,
 	// app.wasm.gz, echarts.min.js, …); nil serves none.

@@ -286,7 +286,7 @@ func Run(t *testing.T, newStore func(t *testing.T) archive.Store) {
 			{a.ID, "a1", 100, ""},
 			{a.ID, "a2", 60, "report"}, // 160 > 150 bytes per report
 			{a.ID, "a2", 50, ""},
-			{a.ID, "a3", 1, "report"}, // a third attachment
+			{a.ID, "a3", 1, "report"},    // a third attachment
 			{b.ID, "b1", 100, "archive"}, // 150 + 100 > 200
 			{b.ID, "b1", 51, "archive"},
 			{b.ID, "b1", 50, ""}, // exactly full
