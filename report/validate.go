@@ -136,8 +136,8 @@ func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) boo
 		array bool
 		count int      // array elements so far
 		key   string   // object: the key whose value comes next
-		keys  []string // object: folded keys seen
-		set   map[string]bool
+		keys  [][]byte // object: the first keys seen (compared by bytes.EqualFold)
+		set   map[string]bool // object: folded keys, past 16 of them
 	}
 	var stack []frame
 	var lastKey string
@@ -204,7 +204,7 @@ func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) boo
 				continue
 			}
 			if j < len(b) && b[j] == ':' && n > 0 && !stack[n-1].array {
-				key := string(raw)
+				keyb := raw
 				if escaped {
 					if loneSurrogate(raw) {
 						return invalid(path(), "key with a lone UTF-16 surrogate escape (\\ud800–\\udfff not in a pair)")
@@ -213,19 +213,22 @@ func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) boo
 					if json.Unmarshal(b[start-1:i+1], &s) != nil {
 						return invalid(lastKey, "malformed key at byte offset %d", start-1)
 					}
-					key = s
+					keyb = []byte(s)
 				}
+				key := string(keyb)
 				if len(key) <= 256 {
 					lastKey = key
 				}
 				f := &stack[n-1]
-				folded := foldKey(key)
 				dup := false
 				if f.set != nil {
-					dup = f.set[folded]
+					dup = f.set[foldKey(key)]
 				} else {
 					for _, k := range f.keys {
-						dup = dup || k == folded
+						if bytes.EqualFold(k, keyb) {
+							dup = true
+							break
+						}
 					}
 				}
 				if dup {
@@ -233,16 +236,16 @@ func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) boo
 					return invalid(path(), "duplicate key %q in one object (keys must differ, also ignoring case)", key)
 				}
 				if f.set == nil && len(f.keys) < 16 {
-					f.keys = append(f.keys, folded)
+					f.keys = append(f.keys, keyb)
 				} else {
 					if f.set == nil {
 						f.set = make(map[string]bool, 32)
 						for _, k := range f.keys {
-							f.set[k] = true
+							f.set[foldKey(string(k))] = true
 						}
 						f.keys = nil
 					}
-					f.set[folded] = true
+					f.set[foldKey(key)] = true
 				}
 				f.key = key
 				continue
@@ -268,7 +271,14 @@ func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) boo
 			if err := element(); err != nil {
 				return err
 			}
-			stack = append(stack, frame{array: c == '['})
+			// Reuse the popped frame's key buffer at this depth: one
+			// allocation per depth, not one per object.
+			if n := len(stack); n < cap(stack) {
+				stack = stack[:n+1]
+				stack[n] = frame{array: c == '[', keys: stack[n].keys[:0]}
+			} else {
+				stack = append(stack, frame{array: c == '['})
+			}
 			if lim.MaxDepth > 0 && len(stack) > lim.MaxDepth {
 				return invalid(lastKey, "nesting deeper than %d levels", lim.MaxDepth)
 			}
@@ -344,7 +354,7 @@ func loneSurrogate(raw []byte) bool {
 
 // foldKey maps a key to one representative of its case-folding class, as
 // Go's decoder matches field names (Unicode simple folding: "K", "k" and
-// U+212A KELVIN SIGN are one key).
+// U+212A KELVIN SIGN are one key), the classes bytes.EqualFold compares.
 func foldKey(k string) string {
 	ascii := true
 	for i := 0; i < len(k); i++ {
