@@ -134,9 +134,9 @@ func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) boo
 	}
 	type frame struct {
 		array bool
-		count int      // array elements so far
-		key   string   // object: the key whose value comes next
-		keys  [][]byte // object: the first keys seen (compared by bytes.EqualFold)
+		count int             // array elements so far
+		key   string          // object: the key whose value comes next
+		keys  [][]byte        // object: the first keys seen (compared by bytes.EqualFold)
 		set   map[string]bool // object: folded keys, past 16 of them
 	}
 	var stack []frame
