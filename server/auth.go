@@ -178,7 +178,7 @@ func (s *Server) accessOf(r *http.Request) access {
 	return access{}
 }
 
-// reader guards what lists the archive (GET /api/reports, /history): with
+// canList guards what lists the archive (GET /api/reports, /history): with
 // a write token it needs the token or a sign-in, so report ids are not
 // handed to anyone who asks. Single reports stay readable by id.
 func (s *Server) canList(r *http.Request) bool {
@@ -197,7 +197,11 @@ func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, l *limiter)
 	}
 	s.metrics.uploads.WithLabelValues(uploadKind(r), "rejected").Inc()
 	w.Header().Set("Retry-After", "1")
-	writeError(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit: at most %g requests per second per client", l.rate), nil)
+	what := "uploads"
+	if l == s.deletes {
+		what = "deletes"
+	}
+	writeError(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit: at most %g %s per second per client", l.rate, what), nil)
 	return true
 }
 
