@@ -78,12 +78,18 @@ func handlePlayMoment(ctx app.Context, a app.Action) {
 
 func handleRetryPending(ctx app.Context, a app.Action) {
 	ctx.Async(func() {
-		d, left := retryPending(context.Background())
+		d, left, signIn := retryPending(context.Background())
 		if d == 0 && left == 0 {
 			return
 		}
 		msg := fmt.Sprintf("Delivered %d saved run(s) that had failed to upload.", d)
-		if left > 0 {
+		switch {
+		case left > 0 && signIn:
+			msg = fmt.Sprintf("%d saved run(s) wait for sign-in: this archive needs sign-in to save; sign in at /signin (your runs are kept in this browser).", left)
+			if d > 0 {
+				msg = fmt.Sprintf("Delivered %d saved run(s); %s", d, msg)
+			}
+		case left > 0:
 			msg += fmt.Sprintf(" %d still waiting (will retry on the next visit).", left)
 		}
 		ctx.Dispatch(func(ctx app.Context) { ctx.SetState(statePending, msg) })

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -64,11 +65,11 @@ func keepPending(p pendingUpload) {
 }
 
 // retryPending uploads every queued report; it returns how many were
-// delivered and how many remain.
-func retryPending(ctx context.Context) (delivered, left int) {
+// delivered, how many remain, and whether the archive wants a sign-in.
+func retryPending(ctx context.Context) (delivered, left int, signIn bool) {
 	ps := loadPending()
 	if len(ps) == 0 {
-		return 0, 0
+		return 0, 0, false
 	}
 	var keep []pendingUpload
 	for _, p := range ps {
@@ -78,11 +79,12 @@ func retryPending(ctx context.Context) (delivered, left int) {
 			blobs[0].Ref.Name, blobs[0].Ref.Kind, blobs[0].Ref.ContentType = "wire-log.json", "wire_log", "application/json"
 		}
 		if _, err := uploadReport(ctx, p.Key, p.Report, blobs); err != nil {
+			signIn = signIn || errors.Is(err, errSignIn)
 			keep = append(keep, p)
 			continue
 		}
 		delivered++
 	}
 	storePending(keep)
-	return delivered, len(keep)
+	return delivered, len(keep), signIn
 }

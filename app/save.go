@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,7 +32,13 @@ type shareInfo struct {
 	VLLMURL string
 	CSVURL  string
 	WireLog string // attachment URL of the wire log
+	// SignIn: the archive has a write token and this browser has not
+	// signed in; the run is kept (Pending) until it does.
+	SignIn bool
 }
+
+// errSignIn is the archive's answer when it needs a sign-in to save.
+var errSignIn = errors.New("this archive needs sign-in to save: sign in at /signin (your run is kept)")
 
 // saveInput is what a finished run hands to saveRun.
 type saveInput struct {
@@ -204,7 +211,7 @@ func saveReport(ctx context.Context, rep *report.Report, blobs []attachmentBlob)
 	info, err := uploadReport(ctx, key, body, blobs)
 	if err != nil {
 		keepPending(pendingUpload{Key: key, Report: body, WireLog: wireLogOf(blobs)})
-		local.Pending, local.Error = true, err.Error()
+		local.Pending, local.Error, local.SignIn = true, err.Error(), errors.Is(err, errSignIn)
 		return local, err
 	}
 	return info, nil
@@ -219,14 +226,25 @@ func wireLogOf(blobs []attachmentBlob) []byte {
 	return nil
 }
 
-// uploadReport POSTs the report (Idempotency-Key makes retries safe) and
-// PUTs each attachment.
+// uploadReport mints a capability for one new report (POST
+// /api/capabilities with the Idempotency-Key; the server's cookie from
+// /signin authorises it when the archive has a write token), POSTs the
+// report with it, then PUTs each attachment the report declares. A retry
+// with the same key mints the same report id again, so it lands on the
+// report it started (409 on an attachment means it is already stored).
 func uploadReport(ctx context.Context, key string, body []byte, blobs []attachmentBlob) (shareInfo, error) {
+	var minted struct {
+		ID         string `json:"id"`
+		Capability string `json:"capability"`
+	}
+	if err := doRequest(ctx, http.MethodPost, "/api/capabilities", "application/json", key, "", nil, &minted); err != nil {
+		return shareInfo{}, err
+	}
 	var created struct {
 		ID  string `json:"id"`
 		URL string `json:"url"`
 	}
-	if err := doRequest(ctx, http.MethodPost, "/api/reports", "application/json", key, body, &created); err != nil {
+	if err := doRequest(ctx, http.MethodPost, "/api/reports", "application/json", key, minted.Capability, body, &created); err != nil {
 		return shareInfo{}, fmt.Errorf("uploading the report: %w", err)
 	}
 	if created.ID == "" {
@@ -242,7 +260,8 @@ func uploadReport(ctx context.Context, key string, body []byte, blobs []attachme
 	info.CSVURL = base + "/export?format=csv"
 	var errs []string
 	for _, b := range blobs {
-		if err := doRequest(ctx, http.MethodPut, base+"/attachments/"+b.Ref.Name, b.Ref.ContentType, "", b.Body, nil); err != nil {
+		err := doRequest(ctx, http.MethodPut, base+"/attachments/"+b.Ref.Name, b.Ref.ContentType, "", minted.Capability, b.Body, nil)
+		if err != nil && !errors.Is(err, errAlreadyStored) {
 			errs = append(errs, b.Ref.Name+": "+err.Error())
 			continue
 		}
@@ -256,8 +275,12 @@ func uploadReport(ctx context.Context, key string, body []byte, blobs []attachme
 	return info, nil
 }
 
-// doRequest sends one API request from the page, with the upload capability.
-func doRequest(ctx context.Context, method, path, ctype, idemKey string, body []byte, out any) error {
+// errAlreadyStored is a 409 on an attachment: a retry found it stored.
+var errAlreadyStored = errors.New("already stored")
+
+// doRequest sends one API request from the page with a report capability
+// (when given); the browser adds the sign-in cookie by itself.
+func doRequest(ctx context.Context, method, path, ctype, idemKey, capability string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, pageOrigin()+path, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -266,8 +289,8 @@ func doRequest(ctx context.Context, method, path, ctype, idemKey string, body []
 	if idemKey != "" {
 		req.Header.Set("Idempotency-Key", idemKey)
 	}
-	if c := uploadCapability(); c != "" {
-		req.Header.Set("Authorization", "Bearer "+c)
+	if capability != "" {
+		req.Header.Set("Authorization", "Bearer "+capability)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -275,7 +298,12 @@ func doRequest(ctx context.Context, method, path, ctype, idemKey string, body []
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	if res.StatusCode/100 != 2 {
+	switch {
+	case res.StatusCode == http.StatusUnauthorized:
+		return errSignIn
+	case res.StatusCode == http.StatusConflict && method == http.MethodPut:
+		return errAlreadyStored
+	case res.StatusCode/100 != 2:
 		return fmt.Errorf("%s %s: %s: %s", method, path, res.Status, loadrun.ErrorText(b))
 	}
 	if out != nil {
@@ -292,7 +320,9 @@ func pageOrigin() string {
 	return u.Scheme + "://" + u.Host
 }
 
-// uploadCapability reads the capability the server put in the page's head.
+// uploadCapability reads a capability the server put in the page's head
+// (none any more: a page has no write rights of its own; kept for the load
+// page, which sends it when present).
 func uploadCapability() string {
 	m := app.Window().Get("document").Call("querySelector", `meta[name="`+CapabilityMeta+`"]`)
 	if m.IsNull() || m.IsUndefined() {

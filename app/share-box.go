@@ -19,6 +19,11 @@ func (b *shareBox) Render() app.UI {
 	return app.Section().Class("ds-panel ds-share").ID("share").Attr("data-report-id", sh.ID).Body(
 		app.If(sh.URL != "", func() app.UI {
 			return app.P().Body(app.Text("Report saved — share this link: "), app.A().ID("share-link").Href(sh.URL).Target("_blank").Text(sh.URL))
+		}).ElseIf(sh.SignIn, func() app.UI {
+			return app.P().Class("ds-error").ID("share-signin").Body(
+				app.Text("This archive needs sign-in to save: "), app.A().ID("signin-link").Href("/signin?next=/").Text("sign in at /signin"),
+				app.Text(" (your run is kept in this browser and saved after you sign in) / "),
+				app.A().Href(sh.JSONURL).Attr("download", "report.json").Text("Download report JSON"))
 		}).Else(func() app.UI {
 			return app.P().Class("ds-error").Text("Not uploaded yet: the run is kept in this browser and retried on the next visit. " + sh.Error)
 		}),

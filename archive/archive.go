@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -16,7 +17,49 @@ var (
 	ErrIdempotencyConflict = errors.New("idempotency key reused with a different report")
 	// ErrTooLarge: an attachment exceeds the store's limit.
 	ErrTooLarge = errors.New("too large")
+	// ErrExists: the report id or the attachment name is taken (reports
+	// and attachments are write-once).
+	ErrExists = errors.New("already exists")
+	// ErrQuota: storing would exceed a Quota (the error is a *QuotaError).
+	ErrQuota = errors.New("attachment quota exceeded")
 )
+
+// Quota bounds attachments; zero fields mean no bound.
+type Quota struct {
+	PerReport      int   // attachments per report
+	PerReportBytes int64 // attachment bytes per report
+	TotalBytes     int64 // attachment bytes of the whole archive
+}
+
+// QuotaError says which bound an attachment would exceed.
+type QuotaError struct {
+	Scope string // "report" (count or bytes of one report) or "archive"
+	What  string // "attachments" or "bytes"
+	Limit int64
+	Used  int64 // before this attachment
+}
+
+func (e *QuotaError) Error() string {
+	if e.Scope == "archive" {
+		return fmt.Sprintf("the archive's attachments hold %d of at most %d bytes", e.Used, e.Limit)
+	}
+	return fmt.Sprintf("the report holds %d of at most %d attachment %s", e.Used, e.Limit, e.What)
+}
+
+func (e *QuotaError) Unwrap() error { return ErrQuota }
+
+// CheckReportQuota returns a *QuotaError when one more attachment of size
+// bytes would exceed q for a report that holds count attachments of used
+// bytes.
+func CheckReportQuota(q Quota, count int, used, size int64) error {
+	if q.PerReport > 0 && count+1 > q.PerReport {
+		return &QuotaError{Scope: "report", What: "attachments", Limit: int64(q.PerReport), Used: int64(count)}
+	}
+	if q.PerReportBytes > 0 && used+size > q.PerReportBytes {
+		return &QuotaError{Scope: "report", What: "bytes", Limit: q.PerReportBytes, Used: used}
+	}
+	return nil
+}
 
 // Record is one stored report: its metadata (indexed, listed) and its JSON.
 type Record struct {
@@ -83,13 +126,16 @@ type Store interface {
 	// Put stores rec (rec.ID must be set, see NewID). With a non-empty
 	// idempotencyKey, a second Put with the same key returns the first
 	// record's Meta and created=false instead of storing again, or
-	// ErrIdempotencyConflict if the body differs.
+	// ErrIdempotencyConflict if the body differs. A taken id is ErrExists.
 	Put(ctx context.Context, rec Record, idempotencyKey string) (meta Meta, created bool, err error)
 	Get(ctx context.Context, id string) (Record, error)
 	List(ctx context.Context, f Filter) (Page, error)
 	// Delete removes a report and its attachments (ErrNotFound if absent).
 	Delete(ctx context.Context, id string) error
-	PutAttachment(ctx context.Context, id string, a Attachment) error
+	// PutAttachment stores a new attachment of report id: ErrNotFound
+	// without the report, ErrExists when the name is taken (attachments are
+	// write-once), a *QuotaError (ErrQuota) when q would be exceeded.
+	PutAttachment(ctx context.Context, id string, a Attachment, q Quota) error
 	GetAttachment(ctx context.Context, id, name string) (Attachment, error)
 	Close() error
 }

@@ -13,6 +13,7 @@ type Memory struct {
 	recs        map[string]Record
 	idem        map[string]string
 	attachments map[string]map[string]Attachment
+	total       int64 // attachment bytes
 	// MaxAttachment bounds one attachment (0 = 64 MiB).
 	MaxAttachment int
 }
@@ -39,7 +40,7 @@ func (s *Memory) Put(_ context.Context, rec Record, key string) (Meta, bool, err
 		}
 	}
 	if _, ok := s.recs[rec.ID]; ok {
-		return Meta{}, false, fmt.Errorf("put: id %s already exists", rec.ID)
+		return Meta{}, false, fmt.Errorf("put %s: %w", rec.ID, ErrExists)
 	}
 	rec.Body = append([]byte(nil), rec.Body...)
 	s.recs[rec.ID] = rec
@@ -105,6 +106,9 @@ func (s *Memory) Delete(_ context.Context, id string) error {
 		return ErrNotFound
 	}
 	delete(s.recs, id)
+	for _, a := range s.attachments[id] {
+		s.total -= int64(len(a.Data))
+	}
 	delete(s.attachments, id)
 	for k, v := range s.idem {
 		if v == id {
@@ -115,7 +119,7 @@ func (s *Memory) Delete(_ context.Context, id string) error {
 }
 
 // PutAttachment implements Store.
-func (s *Memory) PutAttachment(_ context.Context, id string, a Attachment) error {
+func (s *Memory) PutAttachment(_ context.Context, id string, a Attachment, q Quota) error {
 	max := s.MaxAttachment
 	if max == 0 {
 		max = DefaultMaxAttachment
@@ -128,11 +132,28 @@ func (s *Memory) PutAttachment(_ context.Context, id string, a Attachment) error
 	if _, ok := s.recs[id]; !ok {
 		return ErrNotFound
 	}
-	if s.attachments[id] == nil {
-		s.attachments[id] = map[string]Attachment{}
+	have := s.attachments[id]
+	if _, ok := have[a.Name]; ok {
+		return ErrExists
+	}
+	var used int64
+	for _, x := range have {
+		used += int64(len(x.Data))
+	}
+	size := int64(len(a.Data))
+	if err := CheckReportQuota(q, len(have), used, size); err != nil {
+		return err
+	}
+	if q.TotalBytes > 0 && s.total+size > q.TotalBytes {
+		return &QuotaError{Scope: "archive", What: "bytes", Limit: q.TotalBytes, Used: s.total}
+	}
+	if have == nil {
+		have = map[string]Attachment{}
+		s.attachments[id] = have
 	}
 	a.Data = append([]byte(nil), a.Data...)
-	s.attachments[id][a.Name] = a
+	have[a.Name] = a
+	s.total += size
 	return nil
 }
 

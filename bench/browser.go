@@ -53,9 +53,8 @@ func startStack() (*stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	var srv *server.Server
-	pageH := app.Handler(&app.HandlerOptions{Assets: web.FS, UploadCapability: func(*http.Request) string { return srv.Capability() }})
-	srv, err = server.New(server.Config{
+	pageH := app.Handler(&app.HandlerOptions{Assets: web.FS})
+	srv, err := server.New(server.Config{
 		Store: archive.NewMemory(), App: pageH, Web: web.FS, Sim: simSrv, UploadRate: -1,
 		Datasets: map[string]fs.FS{dataset.BuiltinName: dataset.BuiltinFS},
 	})

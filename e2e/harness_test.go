@@ -56,19 +56,19 @@ type stack struct {
 	ts          *httptest.Server
 }
 
-func startStack(t testing.TB) *stack {
+func startStack(t testing.TB) *stack { return startStackWith(t, nil) }
+
+// startStackWith is startStack with the server's config edited (e.g. a
+// write token).
+func startStackWith(t testing.TB, edit func(*server.Config)) *stack {
 	t.Helper()
 	simSrv, err := sim.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := &stack{sim: simSrv, store: archive.NewMemory()}
-	var srv *server.Server
-	page := app.Handler(&app.HandlerOptions{
-		Assets:           web.FS,
-		UploadCapability: func(*http.Request) string { return srv.Capability() },
-	})
-	srv, err = server.New(server.Config{
+	page := app.Handler(&app.HandlerOptions{Assets: web.FS})
+	cfg := server.Config{
 		Store:      st.store,
 		App:        page,
 		Web:        web.FS,
@@ -76,7 +76,11 @@ func startStack(t testing.TB) *stack {
 		Datasets:   dataset.Bundled(),
 		ProbeClip:  dataset.ProbeClip,
 		ProbeKinds: session.ProbeKinds,
-	})
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

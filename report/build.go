@@ -109,7 +109,7 @@ type ImportOptions struct {
 // --save-result` JSON (OmniInteract), whose other keys are kept in
 // Imported.Extra.
 func Import(b []byte, lim Limits, opt ImportOptions) (*Report, error) {
-	if err := CheckJSON(b, lim); err != nil {
+	if err := checkJSON(b, lim, importExempt); err != nil {
 		return nil, err
 	}
 	var top map[string]json.RawMessage

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -19,6 +20,11 @@ type Limits struct {
 	MaxArray  int // elements of any one array
 	MaxString int // bytes of any one string (keys included)
 	MaxRows   int // duplex_request_metrics rows
+	// Stored relaxes the rules added after reports were first archived
+	// (duplicate keys, lone surrogates, array length, target_url scheme),
+	// for re-reading what an archive already holds: a report stored by an
+	// older version stays readable. Never set it for uploads.
+	Stored bool
 }
 
 // DefaultLimits are the upload limits of the archive.
@@ -74,8 +80,44 @@ func invalid(path, reason string, args ...any) *ValidationError {
 // valid UTF-8, nesting depth, array length, string length, and numbers that
 // would be non-finite as float64 (1e999). Go's decoder would silently
 // replace invalid UTF-8 and accept 10 000 levels of nesting, so this runs
-// first. The path in the error is approximate (the innermost key seen).
+// first. It also refuses what parsers read differently (a parser
+// differential lets a report mean one thing to the archive and another to
+// a script reading it): duplicate keys in one object, also after case
+// folding (Go matches "Model" and "\u017fchema" to the same field, last one
+// wins; JavaScript keeps the last exact key, Python too), and lone UTF-16
+// surrogate escapes ("\ud800", which Go turns into U+FFFD) in keys and in
+// duplexscope's own fields. Wire data keeps the metrics' lone-surrogate
+// rule and is never refused for it: the vLLM payload under "metrics", the
+// imported file's extra keys under "imported", and values of the keys that
+// copy wire text (session_id, response_id, active_response_id, transcript,
+// error). The path in the error is the innermost key seen.
 func CheckJSON(b []byte, lim Limits) error {
+	if lim.Stored {
+		return checkJSON(b, lim, nil)
+	}
+	return checkJSON(b, lim, reportExempt)
+}
+
+// wireKeys name values that copy text from the wire (ids the server chose,
+// its transcripts and error texts).
+var wireKeys = map[string]bool{"session_id": true, "response_id": true, "active_response_id": true, "transcript": true, "error": true}
+
+// reportExempt says which string values of a report may hold lone
+// surrogates: top is the top-level key the value is under, key its own key.
+func reportExempt(depth int, top, key string) bool {
+	return top == "metrics" || top == "imported" || wireKeys[key]
+}
+
+// importExempt: an imported vLLM file is wire data except the top-level
+// model name the archive lists it under.
+func importExempt(depth int, top, key string) bool {
+	return !(depth == 1 && (key == "model_id" || key == "model"))
+}
+
+// checkJSON is CheckJSON with exempt deciding where string values may hold
+// lone surrogates (keys never may); nil exempt skips the parser-differential
+// checks (Limits.Stored).
+func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) bool) error {
 	if lim.MaxBytes > 0 && len(b) > lim.MaxBytes {
 		return invalid("", "document is %d bytes, limit is %d", len(b), lim.MaxBytes)
 	}
@@ -92,18 +134,52 @@ func CheckJSON(b []byte, lim Limits) error {
 	}
 	type frame struct {
 		array bool
-		count int
+		count int             // array elements so far
+		key   string          // object: the key whose value comes next
+		keys  [][]byte        // object: the first keys seen (compared by bytes.EqualFold)
+		set   map[string]bool // object: folded keys, past 16 of them
 	}
 	var stack []frame
 	var lastKey string
+	// path is the JSON path of the current value ("run.model",
+	// "metrics.duplex_request_metrics[3].ttft_ms"), for errors.
+	path := func() string {
+		var p strings.Builder
+		for _, f := range stack {
+			if f.array {
+				fmt.Fprintf(&p, "[%d]", max(0, f.count-1))
+				continue
+			}
+			if f.key == "" {
+				break
+			}
+			if p.Len() > 0 {
+				p.WriteByte('.')
+			}
+			p.WriteString(f.key)
+		}
+		return p.String()
+	}
+	// element counts a value starting inside an array.
+	element := func() error {
+		if n := len(stack); n > 0 && stack[n-1].array && !lim.Stored {
+			stack[n-1].count++
+			if lim.MaxArray > 0 && stack[n-1].count > lim.MaxArray {
+				return invalid(path(), "array longer than %d elements", lim.MaxArray)
+			}
+		}
+		return nil
+	}
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch c {
 		case '"':
 			start := i + 1
+			escaped := false
 			i++
 			for i < len(b) && b[i] != '"' {
 				if b[i] == '\\' {
+					escaped = true
 					i++
 				}
 				i++
@@ -111,22 +187,98 @@ func CheckJSON(b []byte, lim Limits) error {
 			if i >= len(b) {
 				return invalid("", "unterminated string at byte offset %d", start-1)
 			}
-			if lim.MaxString > 0 && i-start > lim.MaxString {
-				return invalid(lastKey, "string of %d bytes, limit is %d", i-start, lim.MaxString)
+			raw := b[start:i]
+			if lim.MaxString > 0 && len(raw) > lim.MaxString {
+				return invalid(lastKey, "string of %d bytes, limit is %d", len(raw), lim.MaxString)
 			}
 			// A key: the next non-space byte is ':'.
 			j := i + 1
 			for j < len(b) && (b[j] == ' ' || b[j] == '\n' || b[j] == '\r' || b[j] == '\t') {
 				j++
 			}
-			if j < len(b) && b[j] == ':' && i-start <= 256 {
-				lastKey = string(b[start:i])
+			n := len(stack)
+			if j < len(b) && b[j] == ':' && n > 0 && !stack[n-1].array && exempt == nil {
+				if len(raw) <= 256 {
+					lastKey = string(raw)
+				}
+				continue
+			}
+			if j < len(b) && b[j] == ':' && n > 0 && !stack[n-1].array {
+				keyb := raw
+				if escaped {
+					if loneSurrogate(raw) {
+						return invalid(path(), "key with a lone UTF-16 surrogate escape (\\ud800–\\udfff not in a pair)")
+					}
+					var s string
+					if json.Unmarshal(b[start-1:i+1], &s) != nil {
+						return invalid(lastKey, "malformed key at byte offset %d", start-1)
+					}
+					keyb = []byte(s)
+				}
+				key := string(keyb)
+				if len(key) <= 256 {
+					lastKey = key
+				}
+				f := &stack[n-1]
+				dup := false
+				if f.set != nil {
+					dup = f.set[foldKey(key)]
+				} else {
+					for _, k := range f.keys {
+						if bytes.EqualFold(k, keyb) {
+							dup = true
+							break
+						}
+					}
+				}
+				if dup {
+					f.key = key
+					return invalid(path(), "duplicate key %q in one object (keys must differ, also ignoring case)", key)
+				}
+				if f.set == nil && len(f.keys) < 16 {
+					f.keys = append(f.keys, keyb)
+				} else {
+					if f.set == nil {
+						f.set = make(map[string]bool, 32)
+						for _, k := range f.keys {
+							f.set[foldKey(string(k))] = true
+						}
+						f.keys = nil
+					}
+					f.set[foldKey(key)] = true
+				}
+				f.key = key
+				continue
+			}
+			if err := element(); err != nil {
+				return err
+			}
+			if escaped && exempt != nil && loneSurrogate(raw) {
+				top, key := "", ""
+				if n > 0 {
+					top = stack[0].key
+					if !stack[n-1].array {
+						key = stack[n-1].key
+					} else if n > 1 && !stack[n-2].array {
+						key = stack[n-2].key
+					}
+				}
+				if n == 0 || !exempt(n, top, key) {
+					return invalid(path(), "lone UTF-16 surrogate escape (\\ud800–\\udfff not in a pair); send valid Unicode")
+				}
 			}
 		case '{', '[':
-			if len(stack) > 0 && stack[len(stack)-1].array && stack[len(stack)-1].count == 0 {
-				stack[len(stack)-1].count = 1
+			if err := element(); err != nil {
+				return err
 			}
-			stack = append(stack, frame{array: c == '['})
+			// Reuse the popped frame's key buffer at this depth: one
+			// allocation per depth, not one per object.
+			if n := len(stack); n < cap(stack) {
+				stack = stack[:n+1]
+				stack[n] = frame{array: c == '[', keys: stack[n].keys[:0]}
+			} else {
+				stack = append(stack, frame{array: c == '['})
+			}
 			if lim.MaxDepth > 0 && len(stack) > lim.MaxDepth {
 				return invalid(lastKey, "nesting deeper than %d levels", lim.MaxDepth)
 			}
@@ -135,14 +287,17 @@ func CheckJSON(b []byte, lim Limits) error {
 				return invalid("", "unbalanced %q at byte offset %d", c, i)
 			}
 			stack = stack[:len(stack)-1]
-		case ',':
-			if n := len(stack); n > 0 && stack[n-1].array {
-				stack[n-1].count++
-				if lim.MaxArray > 0 && stack[n-1].count > lim.MaxArray {
-					return invalid(lastKey, "array longer than %d elements", lim.MaxArray)
-				}
+		case 't', 'f', 'n':
+			if err := element(); err != nil {
+				return err
+			}
+			for i+1 < len(b) && b[i+1] >= 'a' && b[i+1] <= 'z' {
+				i++
 			}
 		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			if err := element(); err != nil {
+				return err
+			}
 			j := i
 			for j < len(b) && strings.IndexByte("+-0123456789.eE", b[j]) >= 0 {
 				j++
@@ -160,6 +315,66 @@ func CheckJSON(b []byte, lim Limits) error {
 		}
 	}
 	return nil
+}
+
+// loneSurrogate reports whether a raw JSON string body holds a \uD800–\uDFFF
+// escape that is not a high surrogate followed by a low one.
+func loneSurrogate(raw []byte) bool {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			i++ // skip the escaped byte
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			lo, ok := hex4(i + 6)
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return true
+			}
+			i += 11
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
+}
+
+// foldKey maps a key to one representative of its case-folding class, as
+// Go's decoder matches field names (Unicode simple folding: "K", "k" and
+// U+212A KELVIN SIGN are one key), the classes bytes.EqualFold compares.
+func foldKey(k string) string {
+	ascii := true
+	for i := 0; i < len(k); i++ {
+		if k[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToUpper(k)
+	}
+	var b strings.Builder
+	for _, r := range k {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
 }
 
 // Decode parses and validates an uploaded report (CheckJSON, strict
@@ -220,6 +435,9 @@ func (c *checker) str(path, s string, max int, required bool) {
 	if strings.ContainsRune(s, 0) {
 		c.add(path, "contains a NUL character")
 	}
+	if !utf8.ValidString(s) {
+		c.add(path, "not valid UTF-8")
+	}
 }
 
 func (c *checker) enum(path, s string, allowed ...string) {
@@ -258,6 +476,10 @@ func (c *checker) summary(path string, s *Summary) {
 	}
 }
 
+// targetSchemes are the schemes a run's target_url may have: the
+// websocket it measured (ws, wss) or an http(s) base (imports, proxies).
+var targetSchemes = map[string]bool{"ws": true, "wss": true, "http": true, "https": true}
+
 // Validate checks a decoded report against schema v1.
 func Validate(r *Report, lim Limits) error {
 	var c checker
@@ -271,6 +493,8 @@ func Validate(r *Report, lim Limits) error {
 	if run.TargetURL != "" {
 		if u, err := url.Parse(run.TargetURL); err != nil || u.Scheme == "" {
 			c.add("run.target_url", "not an absolute URL")
+		} else if !targetSchemes[u.Scheme] && !lim.Stored {
+			c.add("run.target_url", "scheme %q is not allowed: want ws, wss, http or https", u.Scheme)
 		}
 	}
 	c.str("run.profile", run.Profile, 256, false)

@@ -5,7 +5,6 @@ package server
 import (
 	"bytes"
 	"embed"
-	"html"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -129,9 +128,10 @@ func (s *Server) appHandler() http.Handler {
 	})
 }
 
-func (s *Server) capabilityTag() []byte {
-	return []byte(`<meta name="` + CapabilityMeta + `" content="` + html.EscapeString(s.Capability()) + `">`)
-}
+// capabilityTag is what pages get injected: nothing any more. A page has
+// no write rights of its own; a person signs in (/signin) and the page
+// mints per-report capabilities (POST /api/capabilities).
+func (s *Server) capabilityTag() []byte { return nil }
 
 func (s *Server) servePlaceholder(w http.ResponseWriter, r *http.Request) {
 	setPageHeaders(w)

@@ -3,6 +3,8 @@
 package server_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -76,4 +78,29 @@ func (f fixture) json(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// att is an attachment a fixture report declares (name, type, bytes).
+type att struct {
+	name, ctype string
+	body        []byte
+}
+
+// declare returns a fixture edit that declares the attachments with their
+// size and sha256, as the page and the CLI do.
+func declare(as ...att) func(*report.Report) {
+	return func(r *report.Report) {
+		for _, a := range as {
+			sum := sha256.Sum256(a.body)
+			r.Attachments = append(r.Attachments, report.Attachment{Name: a.name, Kind: report.AttachOther, ContentType: a.ctype,
+				SizeBytes: int64(len(a.body)), SHA256: hex.EncodeToString(sum[:])})
+		}
+	}
+}
+
+type reportT = report.Report
+
+// attachmentNoSHA is a declaration without size or sha256 (hand-made reports).
+func attachmentNoSHA(name string) report.Attachment {
+	return report.Attachment{Name: name, Kind: report.AttachOther}
 }

@@ -61,6 +61,11 @@ func sparkline(vals []float64, w, h int) string {
 }
 
 func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
+	if !s.canList(r) {
+		// With a write token the list of ids is not for anyone who asks.
+		http.Redirect(w, r, "/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		return
+	}
 	q := r.URL.Query()
 	f, err := parseFilter(q)
 	if err != nil {

@@ -25,8 +25,8 @@ import (
 type Config struct {
 	Store archive.Store
 	// App serves the go-app page ("/" and the page routes); nil serves a
-	// plain placeholder page. Its HTML responses get the upload capability
-	// meta tag injected (see CapabilityMeta).
+	// plain placeholder page. Pages get no write capability: people sign
+	// in at /signin when a write token is set.
 	App http.Handler
 	// Web holds the static assets served under /web/ (app.wasm, app.wasm.br,
 	// app.wasm.gz, echarts.min.js, …); nil serves none.
@@ -42,9 +42,15 @@ type Config struct {
 	// none.
 	ProbeClip  func(kind string) (pcm []byte, name string, err error)
 	ProbeKinds []string
-	// WriteToken, when set, is required (Authorization: Bearer) for writes
-	// and deletes; pages served by the server carry an upload capability.
+	// WriteToken, when set, guards every write: API clients send
+	// Authorization: Bearer TOKEN; a page gets write rights once the person
+	// signs in at /signin (a signed HttpOnly cookie), and uploads through
+	// per-report capabilities (POST /api/capabilities). Deletes need the
+	// token itself; listing and history need the token or a sign-in.
 	WriteToken string
+	// AttachmentQuota bounds attachments per report and for the archive
+	// (zero fields: DefaultAttachmentQuota's; negative: no bound).
+	AttachmentQuota archive.Quota
 	// ProxyAllow lists the websocket proxy's allowed targets: "host:port" or
 	// "host". Empty allows loopback hosts only (the embedded simulator).
 	ProxyAllow []string
@@ -90,6 +96,8 @@ type Server struct {
 	log     *slog.Logger
 	metrics *serverMetrics
 	limiter *limiter
+	deletes *limiter // deletes without a write token
+	signins *limiter // sign-in attempts
 	capKey  []byte
 	cache   *reportCache
 
@@ -142,6 +150,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.NewID == nil {
 		cfg.NewID = archive.NewID
 	}
+	cfg.AttachmentQuota = quotaWithDefaults(cfg.AttachmentQuota)
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
@@ -155,7 +164,9 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		metrics: m,
 		limiter: newLimiter(cfg.UploadRate, cfg.UploadBurst, cfg.Now),
-		capKey:  capabilityKey(cfg.WriteToken),
+		deletes: newLimiter(deleteRate, deleteBurst, cfg.Now),
+		signins: newLimiter(signinRate, signinBurst, cfg.Now),
+		capKey:  signingKey(cfg.WriteToken),
 		proxies: map[*proxyConn]struct{}{},
 		cache:   newReportCache(cfg.CachedReports),
 		loads:   loadrun.NewHub(cfg.Now),
@@ -167,13 +178,14 @@ func New(cfg Config) (*Server, error) {
 
 func (s *Server) routes() {
 	h := s.mux.HandleFunc
-	h("POST /api/reports", s.write(s.handleUpload))
+	h("POST /api/reports", s.reportWrite(s.handleUpload))
+	h("POST /api/capabilities", s.write(s.handleMint))
 	h("GET /api/reports", s.handleList)
 	h("GET /api/reports/{id}", s.handleGet)
 	h("DELETE /api/reports/{id}", s.deleteAuth(s.handleDelete))
 	h("POST /api/import", s.write(s.handleImport))
 	h("GET /api/reports/{id}/export", s.handleExport)
-	h("PUT /api/reports/{id}/attachments/{name}", s.write(s.handlePutAttachment))
+	h("PUT /api/reports/{id}/attachments/{name}", s.reportWrite(s.handlePutAttachment))
 	h("GET /api/reports/{id}/attachments/{name}", s.handleGetAttachment)
 	h("GET /api/runs/{run}", s.handleGetRun)
 	h("POST /api/loadruns/{run}/ready", s.write(s.handleLoadReady))
@@ -183,6 +195,9 @@ func (s *Server) routes() {
 	h("GET /runs/{run}", s.handleRunPage)
 	h("GET /compare", s.handleCompare)
 	h("GET /history", s.handleHistory)
+	h("GET /signin", s.handleSignInPage)
+	h("POST /signin", s.handleSignIn)
+	h("POST /signout", s.handleSignOut)
 	h("GET /proxy", s.handleProxy)
 	h("GET /api/datasets/{name}", s.handleDataset)
 	h("GET /api/datasets/{name}/{file}", s.handleDatasetClip)

@@ -210,27 +210,27 @@ func Run(t *testing.T, newStore func(t *testing.T) archive.Store) {
 			t.Fatal(err)
 		}
 		blob := bytes.Repeat([]byte{0, 1, 2, 0xff}, 100_000)
-		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "wire.trace.json", ContentType: "application/json", Data: blob}); err != nil {
+		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "wire.trace.json", ContentType: "application/json", Data: blob}, archive.Quota{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "in.wav", ContentType: "audio/wav", Data: []byte("RIFF")}); err != nil {
+		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "in.wav", ContentType: "audio/wav", Data: []byte("RIFF")}, archive.Quota{}); err != nil {
 			t.Fatal(err)
 		}
-		// Overwrite keeps the latest.
-		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "in.wav", ContentType: "audio/wav", Data: []byte("RIFF2")}); err != nil {
-			t.Fatal(err)
+		// Write-once: a second put of the name is ErrExists and changes nothing.
+		if err := s.PutAttachment(ctx, rec.ID, archive.Attachment{Name: "in.wav", ContentType: "audio/wav", Data: []byte("RIFF2")}, archive.Quota{}); !errors.Is(err, archive.ErrExists) {
+			t.Errorf("second put of in.wav = %v, want ErrExists", err)
 		}
 		a, err := s.GetAttachment(ctx, rec.ID, "wire.trace.json")
 		if err != nil || !bytes.Equal(a.Data, blob) || a.ContentType != "application/json" {
 			t.Errorf("GetAttachment = %d bytes %q %v", len(a.Data), a.ContentType, err)
 		}
-		if a, _ := s.GetAttachment(ctx, rec.ID, "in.wav"); string(a.Data) != "RIFF2" {
-			t.Errorf("overwritten attachment = %q", a.Data)
+		if a, _ := s.GetAttachment(ctx, rec.ID, "in.wav"); string(a.Data) != "RIFF" {
+			t.Errorf("attachment after a refused overwrite = %q, want the first", a.Data)
 		}
 		if _, err := s.GetAttachment(ctx, rec.ID, "nope"); !errors.Is(err, archive.ErrNotFound) {
 			t.Errorf("missing attachment: %v", err)
 		}
-		if err := s.PutAttachment(ctx, archive.NewID(), archive.Attachment{Name: "x", Data: []byte("x")}); !errors.Is(err, archive.ErrNotFound) {
+		if err := s.PutAttachment(ctx, archive.NewID(), archive.Attachment{Name: "x", Data: []byte("x")}, archive.Quota{}); !errors.Is(err, archive.ErrNotFound) {
 			t.Errorf("attachment to a missing report: %v, want ErrNotFound", err)
 		}
 		if err := s.Delete(ctx, rec.ID); err != nil {
@@ -248,6 +248,73 @@ func Run(t *testing.T, newStore func(t *testing.T) archive.Store) {
 		// The idempotency key died with the report: a retry stores anew.
 		if _, created, err := s.Put(ctx, record(t, Fixture("m", 1), time.Second), "k"); err != nil || !created {
 			t.Errorf("Put after Delete with the old key = %v %v", created, err)
+		}
+	})
+
+	t.Run("IDTaken", func(t *testing.T) {
+		s := newStore(t)
+		rec := record(t, Fixture("m", 1), 0)
+		if _, _, err := s.Put(ctx, rec, ""); err != nil {
+			t.Fatal(err)
+		}
+		other := record(t, Fixture("other", 2), time.Second)
+		other.ID = rec.ID
+		if _, _, err := s.Put(ctx, other, "another-key"); !errors.Is(err, archive.ErrExists) {
+			t.Errorf("Put over a taken id = %v, want ErrExists", err)
+		}
+		if got, _ := s.Get(ctx, rec.ID); got.Model != "m" {
+			t.Errorf("stored report changed to model %q", got.Model)
+		}
+	})
+
+	t.Run("AttachmentQuota", func(t *testing.T) {
+		s := newStore(t)
+		a := record(t, Fixture("a", 1), 0)
+		b := record(t, Fixture("b", 1), time.Second)
+		for _, r := range []archive.Record{a, b} {
+			if _, _, err := s.Put(ctx, r, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q := archive.Quota{PerReport: 2, PerReportBytes: 150, TotalBytes: 200}
+		blob := func(n int) []byte { return bytes.Repeat([]byte{'x'}, n) }
+		steps := []struct {
+			id, name string
+			size     int
+			scope    string // "" = stored
+		}{
+			{a.ID, "a1", 100, ""},
+			{a.ID, "a2", 60, "report"}, // 160 > 150 bytes per report
+			{a.ID, "a2", 50, ""},
+			{a.ID, "a3", 1, "report"},    // a third attachment
+			{b.ID, "b1", 100, "archive"}, // 150 + 100 > 200
+			{b.ID, "b1", 51, "archive"},
+			{b.ID, "b1", 50, ""}, // exactly full
+			{b.ID, "b2", 0, ""},  // an empty one still fits
+		}
+		for i, st := range steps {
+			err := s.PutAttachment(ctx, st.id, archive.Attachment{Name: st.name, Data: blob(st.size)}, q)
+			var qe *archive.QuotaError
+			switch {
+			case st.scope == "" && err != nil:
+				t.Errorf("step %d (%s, %d bytes): %v", i, st.name, st.size, err)
+			case st.scope != "" && (!errors.As(err, &qe) || qe.Scope != st.scope || !errors.Is(err, archive.ErrQuota)):
+				t.Errorf("step %d (%s, %d bytes) = %v, want a %s quota error", i, st.name, st.size, err, st.scope)
+			}
+		}
+		// Deleting a report frees its bytes for the archive.
+		c := record(t, Fixture("c", 1), 2*time.Second)
+		if _, _, err := s.Put(ctx, c, ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutAttachment(ctx, c.ID, archive.Attachment{Name: "c1", Data: blob(100)}, q); !errors.Is(err, archive.ErrQuota) {
+			t.Errorf("full archive: %v, want ErrQuota", err)
+		}
+		if err := s.Delete(ctx, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutAttachment(ctx, c.ID, archive.Attachment{Name: "c1", Data: blob(100)}, q); err != nil {
+			t.Errorf("after deleting report a: %v", err)
 		}
 	})
 

@@ -957,7 +957,9 @@ func uploadReport(ctx context.Context, o *runOptions, body []byte) (string, erro
 		}
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
+		// 409: a retried upload finds the attachment already stored; the
+		// server checked it against the declared sha256, so it is this one.
+		if resp.StatusCode/100 != 2 && resp.StatusCode != http.StatusConflict {
 			return "", fmt.Errorf("PUT %s: %s: %s", u, resp.Status, strings.TrimSpace(string(msg)))
 		}
 	}

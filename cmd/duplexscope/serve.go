@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +41,7 @@ Flags:
   --data DIR             data directory of the SQLite archive (default ./data)
   --db postgres://…      use PostgreSQL instead of SQLite (teams sharing one archive)
   --write-token T        require "Authorization: Bearer T" for writes and deletes
-                         (default $DUPLEXSCOPE_WRITE_TOKEN); pages get an upload capability
+                         (default $DUPLEXSCOPE_WRITE_TOKEN); people sign in at /signin to save from the page
   --proxy-allow LIST     websocket proxy targets, comma-separated host or host:port (opt-in:
                          without it /proxy reaches only this server's simulator; loopback
                          services only when listed as localhost[:PORT] or 127.0.0.1[:PORT])
@@ -48,6 +49,11 @@ Flags:
                          localhost and its own address; any other Host header gets 421
   --allow-origin LIST    foreign page origins (https://ci.example) allowed to write and use
                          the proxy; other pages' writes get 403
+  --public               listen on a non-loopback address without a write token (an open
+                         archive: anyone who reaches it may upload; deletes stay loopback-only)
+  --attachment-quota-count N     attachments per report (default 1024; -1 = unlimited)
+  --attachment-quota-report SIZE attachment bytes per report (default 1GiB; -1 = unlimited)
+  --attachment-quota-total SIZE  attachment bytes of the whole archive (default 16GiB; -1 = unlimited)
   --upload-rate N        uploads per second per client address (default 20; -1 = unlimited)
   --log text|json        log format on stderr (default text)
   --sim-profile NAME     simulator profile (per session: sim_profile query parameter)
@@ -66,6 +72,8 @@ type serveOptions struct {
 	ProxyAllow                            []string
 	PublicHosts, AllowOrigins             []string
 	UploadRate                            float64
+	Public                                bool
+	Quota                                 archive.Quota
 	Sim                                   *sim.Options
 }
 
@@ -83,6 +91,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	allowOrigin := fs.String("allow-origin", "", "foreign origins allowed to write (https://HOST,…)")
 	fs.Float64Var(&o.UploadRate, "upload-rate", 20, "uploads per second per client (-1 = unlimited)")
 	fs.StringVar(&o.LogFormat, "log", "text", "log format: text or json")
+	fs.BoolVar(&o.Public, "public", false, "serve a non-loopback address without a write token")
+	fs.IntVar(&o.Quota.PerReport, "attachment-quota-count", server.DefaultAttachmentQuota.PerReport, "attachments per report (-1 = unlimited)")
+	quotaReport := fs.String("attachment-quota-report", "1GiB", "attachment bytes per report (-1 = unlimited)")
+	quotaTotal := fs.String("attachment-quota-total", "16GiB", "attachment bytes of the archive (-1 = unlimited)")
 	o.Sim = sim.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -103,6 +115,22 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if u, err := url.Parse(a); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimRight(u.Path, "/") != "" {
 			return &exitError{2, fmt.Errorf("serve: --allow-origin %q: want an origin like https://ci.example", a)}
 		}
+	}
+	for _, q := range []struct {
+		flag, v string
+		dst     *int64
+	}{{"--attachment-quota-report", *quotaReport, &o.Quota.PerReportBytes}, {"--attachment-quota-total", *quotaTotal, &o.Quota.TotalBytes}} {
+		n, err := parseSize(q.v)
+		if err != nil {
+			return &exitError{2, fmt.Errorf("serve: %s: %w", q.flag, err)}
+		}
+		*q.dst = n
+	}
+	if o.Quota.PerReport == 0 {
+		return &exitError{2, errors.New("serve: --attachment-quota-count must be positive or -1 (unlimited)")}
+	}
+	if err := checkListen(o); err != nil {
+		return &exitError{2, err}
 	}
 	if o.DB != "" && !strings.HasPrefix(o.DB, "postgres://") && !strings.HasPrefix(o.DB, "postgresql://") {
 		return &exitError{2, fmt.Errorf("serve: --db must be a postgres:// URL, got %q", o.DB)}
@@ -142,13 +170,11 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 	}
 	defer simSrv.Close()
 
-	var srv *server.Server
 	page := app.Handler(&app.HandlerOptions{
-		Assets:           web.FS,
-		Version:          versionOrEmpty(),
-		UploadCapability: func(*http.Request) string { return srv.Capability() },
+		Assets:  web.FS,
+		Version: versionOrEmpty(),
 	})
-	srv, err = server.New(server.Config{
+	srv, err := server.New(server.Config{
 		Store:        store,
 		App:          page,
 		Web:          web.FS,
@@ -163,6 +189,8 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 		Logger:       log,
 		UploadRate:   o.UploadRate,
 		Version:      version,
+
+		AttachmentQuota: o.Quota,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -170,6 +198,15 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	if err := checkBound(o, ln.Addr()); err != nil {
+		ln.Close()
+		return &exitError{2, err}
+	}
+	if o.WriteToken == "" && o.Public {
+		const warn = "PUBLIC ARCHIVE WITHOUT A WRITE TOKEN: anyone who can reach %s may upload reports and attachments and list the archive (deletes stay loopback-only). Add --write-token to guard writes."
+		fmt.Fprintf(stderr, "duplexscope: WARNING: "+warn+"\n", ln.Addr())
+		log.Warn(fmt.Sprintf(warn, ln.Addr()))
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(h, slog.LevelWarn)}
 	url := "http://" + ln.Addr().String() + "/"
@@ -211,4 +248,64 @@ func versionOrEmpty() string {
 		return ""
 	}
 	return version
+}
+
+// notLoopback is the refusal of an open archive on a reachable address.
+func notLoopback(addr string) error {
+	return fmt.Errorf("serve: refusing to listen on %s: it is not a loopback address and there is no write token, so anyone who can reach it could upload to this archive. Add --write-token T (recommended: people then sign in at /signin), or --public to serve an open archive on purpose", addr)
+}
+
+// checkListen refuses, before binding, a listen address that is plainly
+// not loopback (":8080", "0.0.0.0:…", a public IP) for an open archive.
+func checkListen(o serveOptions) error {
+	if o.WriteToken != "" || o.Public {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: --addr %q: %w", o.Addr, err)
+	}
+	if host == "" {
+		return notLoopback(o.Addr)
+	}
+	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+		return notLoopback(o.Addr)
+	}
+	return nil
+}
+
+// checkBound checks the address actually bound (a host name may resolve to
+// anything).
+func checkBound(o serveOptions, a net.Addr) error {
+	if o.WriteToken != "" || o.Public {
+		return nil
+	}
+	if ta, ok := a.(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
+		return notLoopback(o.Addr)
+	}
+	return nil
+}
+
+// parseSize reads a byte size: "1048576", "512MiB", "16GiB", "1.5GB"
+// (binary units; KB/MB/GB mean the same as KiB/MiB/GiB); "-1" is no bound.
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "-1" {
+		return -1, nil
+	}
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"B", 1}} {
+		if v, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(v), u.m
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f <= 0 || f*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("want a positive size such as 512MiB or 16GiB, or -1 for no bound; got %q", s)
+	}
+	return int64(f * float64(mult)), nil
 }

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -116,6 +117,13 @@ func (s *Store) Put(ctx context.Context, rec archive.Record, key string) (archiv
 		case !errors.Is(err, sql.ErrNoRows):
 			return archive.Meta{}, false, fmt.Errorf("put: idempotency lookup: %w", err)
 		}
+	}
+	var taken int
+	switch err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM reports WHERE id = ?`), rec.ID).Scan(&taken); {
+	case err == nil:
+		return archive.Meta{}, false, fmt.Errorf("put %s: %w", rec.ID, archive.ErrExists)
+	case !errors.Is(err, sql.ErrNoRows):
+		return archive.Meta{}, false, fmt.Errorf("put: %w", err)
 	}
 	m := rec.Meta
 	complete := 0
@@ -230,7 +238,11 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	defer tx.Rollback()
-	for _, stmt := range []string{`DELETE FROM idempotency WHERE report_id = ?`, `DELETE FROM attachments WHERE report_id = ?`} {
+	for _, stmt := range []string{
+		`DELETE FROM idempotency WHERE report_id = ?`,
+		`UPDATE attachment_usage SET bytes = bytes - (SELECT COALESCE(SUM(LENGTH(data)), 0) FROM attachments WHERE report_id = ?) WHERE id = 1`,
+		`DELETE FROM attachments WHERE report_id = ?`,
+	} {
 		if _, err := tx.ExecContext(ctx, s.q(stmt), id); err != nil {
 			return fmt.Errorf("delete %s: %w", id, err)
 		}
@@ -245,8 +257,10 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	return tx.Commit()
 }
 
-// PutAttachment implements archive.Store.
-func (s *Store) PutAttachment(ctx context.Context, id string, a archive.Attachment) error {
+// PutAttachment implements archive.Store. The archive-wide byte count is
+// one row (attachment_usage) bumped in the same transaction, so checking
+// the quota costs no scan and concurrent writers (Postgres) queue on it.
+func (s *Store) PutAttachment(ctx context.Context, id string, a archive.Attachment, q archive.Quota) error {
 	if s.MaxAttachment > 0 && len(a.Data) > s.MaxAttachment {
 		return archive.ErrTooLarge
 	}
@@ -261,13 +275,45 @@ func (s *Store) PutAttachment(ctx context.Context, id string, a archive.Attachme
 	} else if err != nil {
 		return fmt.Errorf("put attachment: %w", err)
 	}
+	switch err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM attachments WHERE report_id = ? AND name = ?`), id, a.Name).Scan(&one); {
+	case err == nil:
+		return archive.ErrExists
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("put attachment: %w", err)
+	}
+	size := int64(len(a.Data))
+	limit := q.TotalBytes
+	if limit <= 0 {
+		limit = math.MaxInt64 - size
+	}
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE attachment_usage SET bytes = bytes + ? WHERE id = 1 AND bytes <= ?`), size, limit-size)
+	if err != nil {
+		return fmt.Errorf("put attachment: usage: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		var used int64
+		_ = tx.QueryRowContext(ctx, s.q(`SELECT bytes FROM attachment_usage WHERE id = 1`)).Scan(&used)
+		return &archive.QuotaError{Scope: "archive", What: "bytes", Limit: q.TotalBytes, Used: used}
+	}
+	var count int
+	var used int64
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM attachments WHERE report_id = ?`), id).Scan(&count, &used); err != nil {
+		return fmt.Errorf("put attachment: %w", err)
+	}
+	if err := archive.CheckReportQuota(q, count, used, size); err != nil {
+		return err
+	}
 	data := a.Data
 	if data == nil {
 		data = []byte{}
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO attachments (report_id, name, content_type, data) VALUES (?, ?, ?, ?)
-		ON CONFLICT (report_id, name) DO UPDATE SET content_type = excluded.content_type, data = excluded.data`), id, a.Name, a.ContentType, data); err != nil {
+	res, err = tx.ExecContext(ctx, s.q(`INSERT INTO attachments (report_id, name, content_type, data) VALUES (?, ?, ?, ?)
+		ON CONFLICT (report_id, name) DO NOTHING`), id, a.Name, a.ContentType, data)
+	if err != nil {
 		return fmt.Errorf("put attachment: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return archive.ErrExists // a concurrent writer won
 	}
 	return tx.Commit()
 }
@@ -325,7 +371,12 @@ CREATE TABLE IF NOT EXISTS attachments (
 	content_type TEXT NOT NULL,
 	data %[1]s NOT NULL,
 	PRIMARY KEY (report_id, name)
-)`
+);
+CREATE TABLE IF NOT EXISTS attachment_usage (
+	id %[2]s PRIMARY KEY,
+	bytes %[2]s NOT NULL
+);
+INSERT INTO attachment_usage (id, bytes) SELECT 1, COALESCE(SUM(LENGTH(data)), 0) FROM attachments WHERE 1 = 1 ON CONFLICT (id) DO NOTHING`
 
 // SchemaFor returns the shared schema as separate statements.
 func SchemaFor(blob, bigint, float string) []string {

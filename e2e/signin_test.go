@@ -1,0 +1,108 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/server"
+)
+
+const e2eToken = "e2e-write-token"
+
+// signInThroughForm fills the server's sign-in form the way a person does
+// and waits until the form sent the browser back to the page.
+func signInThroughForm(t *testing.T, ctx context.Context, s *stack) {
+	t.Helper()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(s.URL+"/signin"),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), e2eToken),
+		chromedp.Click(chromedp.CSS("#signin-submit")),
+	); err != nil {
+		t.Fatalf("sign-in form: %v", err)
+	}
+	if err := pollUntil(ctx, 30*time.Second, func() (bool, error) {
+		loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+		return loc == "/", err
+	}); err != nil {
+		loc, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + " " + document.body.innerText`))
+		t.Fatalf("the sign-in form did not lead back to the page: %v (at %s)", err, loc)
+	}
+	// The cookie is HttpOnly: the page's script cannot read it.
+	if c, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.cookie`)); strings.Contains(c, server.SessionCookie) {
+		t.Errorf("document.cookie exposes the session: %q", c)
+	}
+}
+
+// TestTokenHolderSaves: with --write-token a person signs in through the
+// form, runs a short simulator session, and the page saves the report with
+// its wire log (through a capability minted for that one report).
+func TestTokenHolderSaves(t *testing.T) {
+	requireBuild(t)
+	s := startStackWith(t, func(c *server.Config) { c.WriteToken = e2eToken })
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	signInThroughForm(t, ctx, s)
+	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
+	run := runPage(t, s, ctx, q, 2*time.Minute)
+	rec, err := s.store.Get(ctx, run.ReportID)
+	if err != nil {
+		t.Fatalf("the signed-in page's report %s is not archived: %v", run.ReportID, err)
+	}
+	if _, err := s.store.GetAttachment(ctx, rec.ID, "wire-log.json"); err != nil {
+		t.Errorf("the wire log was not stored: %v", err)
+	}
+}
+
+// TestSignInLaterKeepsRun: without a sign-in the page does not lose the run
+// (it says how to sign in and offers the JSON); after signing in through
+// the form the kept run reaches the archive.
+func TestSignInLaterKeepsRun(t *testing.T) {
+	requireBuild(t)
+	s := startStackWith(t, func(c *server.Config) { c.WriteToken = e2eToken })
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollUntil(ctx, 2*time.Minute, func() (bool, error) {
+		txt, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#share')||{}).innerText||""`))
+		return strings.Contains(txt, "needs sign-in to save") && strings.Contains(txt, "Download report JSON"), err
+	}); err != nil {
+		t.Fatalf("the page never said it needs a sign-in: %v", err)
+	}
+	if page, _ := s.store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
+		t.Fatalf("an anonymous page stored %d reports", len(page.Items))
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
+	if err != nil || n != 1 {
+		t.Fatalf("kept runs in localStorage: %d (%v), want 1", n, err)
+	}
+	signInThroughForm(t, ctx, s)
+	// The report lands first, its wire log right after.
+	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
+		page, err := s.store.List(ctx, archive.Filter{})
+		if err != nil || len(page.Items) != 1 {
+			return false, err
+		}
+		_, err = s.store.GetAttachment(ctx, page.Items[0].ID, "wire-log.json")
+		return err == nil, nil
+	}); err != nil {
+		page, _ := s.store.List(ctx, archive.Filter{})
+		t.Fatalf("the kept run (%d reports archived) and its wire log never reached the archive after sign-in: %v", len(page.Items), err)
+	}
+}
