@@ -112,6 +112,12 @@ func (s *Server) originAllowed(r *http.Request) bool {
 	if s.listedOrigin(o) {
 		return true
 	}
+	// A page served with Referrer-Policy no-referrer sends "Origin: null"
+	// on its own POSTs; fetch metadata (set by the browser, not by script)
+	// still says the request came from this origin.
+	if o == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin" {
+		return true
+	}
 	u, err := url.Parse(o)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" {
 		return false // "null" (sandboxed frames, file:) and anything odd

@@ -104,10 +104,16 @@ func TestPolicyWrites(t *testing.T) {
 		})
 	}
 	// What the page and the CLI PUT as attachments still lands.
-	_, _, b := e.do("POST", "/api/reports", body)
+	types := []string{"application/json", "audio/wav", "application/octet-stream", "application/x-ndjson"}
+	attName := func(ct string) string { return strings.NewReplacer("/", "-", ".", "-").Replace(ct) + ".bin" }
+	var decl []att
+	for _, ct := range types {
+		decl = append(decl, att{attName(ct), ct, []byte("{}")})
+	}
+	_, _, b := e.do("POST", "/api/reports", fixture{model: "m", n: 1, ttfp: 300, edit: declare(decl...)}.json(t))
 	id := decode[struct{ ID string }](t, b).ID
-	for _, ct := range []string{"application/json", "audio/wav", "application/octet-stream", "application/x-ndjson"} {
-		name := strings.NewReplacer("/", "-", ".", "-").Replace(ct) + ".bin"
+	for _, ct := range types {
+		name := attName(ct)
 		if code, _, b := e.do("PUT", "/api/reports/"+id+"/attachments/"+url.PathEscape(name), []byte("{}"), "Content-Type", ct); code != 201 {
 			t.Errorf("PUT attachment as %s: %d %s", ct, code, b)
 		}
