@@ -6,6 +6,13 @@ package metrics
 // discarded; a complete pad sequence ends decoding (CPython
 // binascii.a2b_base64, non-strict mode).
 func b64Len(s []byte) (int, bool) {
+	// str.encode("ascii") runs before any decoding: one non-ASCII character
+	// anywhere (even after a complete pad sequence) raises.
+	for _, c := range s {
+		if c >= 0x80 {
+			return 0, false
+		}
+	}
 	// Fast path: a run of alphabet characters (the whole payload, usually).
 	run := 0
 	for run < len(s) && b64Alpha[s[run]] {
@@ -15,9 +22,6 @@ func b64Len(s []byte) (int, bool) {
 	n := run/4*3 + max(0, quad-1)
 	pads := 0
 	for _, c := range s[run:] {
-		if c >= 0x80 {
-			return 0, false // str.encode("ascii") fails → ValueError
-		}
 		if c == '=' {
 			if quad >= 2 {
 				pads++

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -35,9 +36,93 @@ func (o Object) Get(key string) (any, bool) {
 	return nil, false
 }
 
-// MarshalJSON writes o compactly, keys in order, floats in Python repr.
+// MarshalJSON writes o compactly, keys in order, floats in Python repr. It
+// is strict JSON: a NaN or ±Inf anywhere is a *NonFiniteError naming its
+// path (the reference's writer raises there too); writers that must not
+// lose a run use Finite first.
 func (o Object) MarshalJSON() ([]byte, error) {
 	return appendValue(nil, o, false, 0)
+}
+
+// NonFiniteError is a NaN or ±Inf met by a JSON writer, which JSON cannot
+// carry.
+type NonFiniteError struct {
+	Path  string // JSON path of the value, e.g. session_metrics.ttft_ms.mean
+	Value float64
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("%s is %s, which is not a JSON number (the reference raises on it)", e.Path, pyFloatToken(e.Value))
+}
+
+func pyFloatToken(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case f > 0:
+		return "Infinity"
+	}
+	return "-Infinity"
+}
+
+// inPath prefixes a NonFiniteError's path with the key or index it sat under.
+func inPath(err error, key string, index int) error {
+	ne, ok := err.(*NonFiniteError)
+	if !ok {
+		return err
+	}
+	seg := key
+	if key == "" && index >= 0 {
+		seg = "[" + strconv.Itoa(index) + "]"
+	}
+	switch {
+	case ne.Path == "":
+		ne.Path = seg
+	case ne.Path[0] == '[' || seg == "":
+		ne.Path = seg + ne.Path
+	default:
+		ne.Path = seg + "." + ne.Path
+	}
+	return ne
+}
+
+// Finite returns a copy of the Object value v with every NaN and ±Inf
+// replaced by null, and the JSON paths it replaced (in document order).
+// Writers that must not lose a run over one bad server value (duplex_metrics
+// .json, report JSON, the page) use it and turn the paths into validity
+// warnings; `score` refuses instead (MarshalJSON).
+func Finite(v any) (any, []string) {
+	var paths []string
+	out := finiteValue(v, "", &paths)
+	return out, paths
+}
+
+func finiteValue(v any, path string, paths *[]string) any {
+	switch v := v.(type) {
+	case float64:
+		if !finite(v) {
+			*paths = append(*paths, path)
+			return nil
+		}
+		return v
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = finiteValue(e, path+"["+strconv.Itoa(i)+"]", paths)
+		}
+		return out
+	case Object:
+		out := make(Object, len(v))
+		for i, m := range v {
+			p := m.Key
+			if path != "" {
+				p = path + "." + m.Key
+			}
+			out[i] = Member{m.Key, finiteValue(m.Value, p, paths)}
+		}
+		return out
+	}
+	return v
 }
 
 // appendValue appends v as JSON. With indent it follows Python's
@@ -51,11 +136,16 @@ func appendValue(b []byte, v any, indent bool, depth int) ([]byte, error) {
 	case string:
 		return appendString(b, v), nil
 	case float64:
+		if !finite(v) {
+			return nil, &NonFiniteError{Value: v}
+		}
 		return appendPyFloat(b, v), nil
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), nil
 	case int64:
 		return strconv.AppendInt(b, v, 10), nil
+	case Int:
+		return append(b, v.String()...), nil
 	case []any:
 		if len(v) == 0 {
 			return append(b, "[]"...), nil
@@ -68,7 +158,7 @@ func appendValue(b []byte, v any, indent bool, depth int) ([]byte, error) {
 			}
 			b = newline(b, indent, depth+1)
 			if b, err = appendValue(b, e, indent, depth+1); err != nil {
-				return nil, err
+				return nil, inPath(err, "", i)
 			}
 		}
 		b = newline(b, indent, depth)
@@ -90,7 +180,7 @@ func appendValue(b []byte, v any, indent bool, depth int) ([]byte, error) {
 				b = append(b, ' ')
 			}
 			if b, err = appendValue(b, m.Value, indent, depth+1); err != nil {
-				return nil, err
+				return nil, inPath(err, m.Key, -1)
 			}
 		}
 		b = newline(b, indent, depth)
@@ -112,7 +202,8 @@ func newline(b []byte, indent bool, depth int) []byte {
 
 // appendPyFloat writes f as Python's repr(float): shortest round-trip
 // digits, ".0" on integral values, exponent form when the decimal exponent
-// is < −4 or ≥ 16 (e-05, e+16), NaN/Infinity as bare tokens.
+// is < −4 or ≥ 16 (e-05, e+16). Callers never pass NaN/±Inf (appendValue
+// refuses them); the bare tokens are kept only as a last-resort spelling.
 func appendPyFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -177,7 +268,9 @@ func appendPyFloat(b []byte, f float64) []byte {
 
 // appendString writes s as Python's json.dumps(ensure_ascii=False) does:
 // \" \\ \n \r \t \b \f, other control characters as \u00XX, everything
-// else (non-ASCII too) as is; invalid UTF-8 becomes U+FFFD.
+// else (non-ASCII too) as is; a lone surrogate kept by protocol.JSONString
+// is written back as its \uXXXX escape (json.dumps' ensure_ascii form, the
+// only way JSON carries one); other invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -195,6 +288,12 @@ func appendString(b []byte, s string) []byte {
 				continue
 			}
 			b = append(b, s[start:i]...)
+			if u, ok := protocol.LoneSurrogate(s, i); ok { // kept by protocol.JSONString
+				b = append(b, '\\', 'u', hex[u>>12], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
+				i += 3
+				start = i
+				continue
+			}
 			b = append(b, `\ufffd`...)
 			i++
 			start = i

@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -203,28 +204,64 @@ func (r Report) Object() Object {
 	return o
 }
 
-// MarshalJSON writes the report compactly in §7 key order.
-func (r Report) MarshalJSON() ([]byte, error) { return r.Object().MarshalJSON() }
+// MarshalJSON writes the report compactly in §7 key order. A non-finite
+// value (possible only from a bad server value) is written as null, so the
+// output is always JSON; NonFinite names those values for a warning.
+func (r Report) MarshalJSON() ([]byte, error) {
+	v, _ := Finite(r.Object())
+	return v.(Object).MarshalJSON()
+}
+
+// NonFinite returns the JSON paths (in the duplex_metrics.json layout) of
+// the values MarshalJSON and File write as null because they are NaN or
+// ±Inf.
+func (r Report) NonFinite() []string {
+	_, paths := Finite(r.Object())
+	return paths
+}
 
 // File returns the exact bytes of duplex_metrics.json: Python
 // json.dumps(report, ensure_ascii=False, indent=2), no trailing newline.
+// Like MarshalJSON it writes non-finite values as null (NonFinite).
 func (r Report) File() []byte {
-	b, err := appendValue(make([]byte, 0, 4096+3072*len(r.Requests)+2048*len(r.Sessions)), r.Object(), true, 0)
-	if err != nil { // unreachable: reports hold only encodable values
+	v, _ := Finite(r.Object())
+	b, err := appendValue(make([]byte, 0, 4096+3072*len(r.Requests)+2048*len(r.Sessions)), v, true, 0)
+	if err != nil { // unreachable: Finite leaves only encodable values
 		panic(err)
 	}
 	return b
+}
+
+// Faults returns the values of results the reference raises on (see
+// SessionResult.Faults), each path prefixed with its session's position
+// ("sessions[1].request_metrics[0].stage0_tokens.tpot_ms").
+func Faults(results []SessionResult) []Fault {
+	var out []Fault
+	for i, r := range results {
+		for _, f := range r.Faults {
+			out = append(out, Fault{Path: "sessions[" + strconv.Itoa(i) + "]." + f.Path, Reason: f.Reason})
+		}
+	}
+	return out
 }
 
 // ScoreRun scores a kind "run" trace: every non-skipped session in order,
 // merged into the trace's existing_report when present (null = no file).
 func ScoreRun(run trace.Run) (Report, error) {
 	results := make([]SessionResult, 0, len(run.Sessions))
-	for _, s := range run.Sessions {
+	var faults []Fault
+	for i, s := range run.Sessions {
 		if s.Skipped {
 			continue
 		}
-		results = append(results, ScoreSession(s))
+		res := ScoreSession(s)
+		for _, f := range res.Faults {
+			faults = append(faults, Fault{Path: "sessions[" + strconv.Itoa(i) + "]." + f.Path, Reason: f.Reason})
+		}
+		results = append(results, res)
+	}
+	if err := faultsErr(faults); err != nil {
+		return Report{}, err
 	}
 	var existing *Report
 	if run.HasExistingReport && kindOf(run.ExistingReport) != jNull && len(run.ExistingReport) > 0 {
