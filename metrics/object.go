@@ -17,7 +17,7 @@ import (
 // Object is an ordered JSON object: the generic form of rows and session
 // entries in a Report (rows read back from an existing duplex_metrics.json
 // keep whatever they held). A Value is one of nil, bool, string, float64,
-// int, int64, []any or Object.
+// int, int64, Int, []any or Object.
 type Object []Member
 
 // Member is one key/value pair of an Object.
@@ -326,7 +326,7 @@ func appendString(b []byte, s string) []byte {
 }
 
 // ParseObject decodes a JSON object into an ordered Object. Integers become
-// int64 (float64 when out of range), other numbers float64; a repeated key
+// int64 (Int when out of range: Python ints are exact), other numbers float64; a repeated key
 // keeps its first position and its last value (Python dict semantics).
 func ParseObject(data []byte) (Object, error) {
 	v, err := ParseValue(data)
@@ -411,6 +411,9 @@ func parseValue(dec *json.Decoder) (any, error) {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return n, nil
 			}
+			if v, ok := intLiteral(json.RawMessage(s)); ok { // a Python int: exact at any size
+				return v, nil
+			}
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -434,6 +437,9 @@ func nonNegReal(v any) (float64, bool) {
 		return float64(v), v >= 0
 	case int64:
 		return float64(v), v >= 0
+	case Int:
+		f, ok := v.Float64()
+		return f, ok && f >= 0
 	}
 	return 0, false
 }

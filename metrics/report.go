@@ -20,6 +20,9 @@ type Report struct {
 	StreamTTFP *Summary    // duplex_stream_ttfp_ms
 	StreamRTF  *Summary    // duplex_stream_rtf, 6 digits
 	Flat       []FlatGroup // §6.2 groups that have values, in FlatNames order
+	// Faults are this run's values the reference cannot convert (written as
+	// null, see Stage0Tokens.Faults), by row: for validity warnings.
+	Faults []Fault
 }
 
 // FlatGroup is one group of four flattened keys: num_duplex_<Name>_samples,
@@ -97,7 +100,24 @@ func BuildReport(results []SessionResult) Report {
 // never matched. Run-level values are recomputed.
 func MergeReport(existing *Report, results []SessionResult) Report {
 	req, ses := Objects(results)
-	return Merge(existing, req, ses)
+	r := Merge(existing, req, ses)
+	for _, res := range results {
+		for _, row := range res.Rows {
+			if row.Stage0 == nil {
+				continue
+			}
+			for _, f := range row.Stage0.Faults {
+				sid := "null"
+				if row.SessionID != nil {
+					sid = strconv.Quote(*row.SessionID)
+				}
+				r.Faults = append(r.Faults, Fault{
+					Path:   fmt.Sprintf("duplex_request_metrics[session_id=%s, response_id=%q].stage0_tokens.%s", sid, row.ResponseID, f.Field),
+					Reason: f.Reason})
+			}
+		}
+	}
+	return r
 }
 
 // Merge is MergeReport on report objects.

@@ -685,6 +685,7 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 	if err != nil {
 		return nil, fmt.Errorf("run: report: %w", err)
 	}
+	rep.Warnings = append(rep.Warnings, report.ValueWarnings(dm)...) // values written as null
 	frame := float64(o.FrameMs)
 	var lagging, legacy, underruns int
 	tt := &ttCollector{}
