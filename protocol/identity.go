@@ -23,14 +23,26 @@ func ResponseIdentity(raw []byte) (id string, ok bool) {
 	if json.Unmarshal(raw, &probe) != nil {
 		return "", false
 	}
-	var inner json.RawMessage
-	if resp := bytes.TrimSpace(probe["response"]); len(resp) > 0 && resp[0] == '{' {
-		var r map[string]json.RawMessage
-		if json.Unmarshal(resp, &r) == nil {
-			inner = r["id"]
-		}
+	return IdentityOfFields(probe["response_id"], probe["response"])
+}
+
+// IdentityOfFields applies the rule to the raw values of an event's
+// top-level response_id and response keys (nil when absent), for decoders
+// that keep those two raw; response is looked into only when response_id
+// is not a string.
+func IdentityOfFields(responseID, response json.RawMessage) (id string, ok bool) {
+	if s, isStr := JSONString(responseID); isStr {
+		return s, s != ""
 	}
-	return IdentityOf(probe["response_id"], inner)
+	resp := bytes.TrimSpace(response)
+	if len(resp) == 0 || resp[0] != '{' {
+		return "", false
+	}
+	var r map[string]json.RawMessage
+	if json.Unmarshal(resp, &r) != nil {
+		return "", false
+	}
+	return IdentityOf(nil, r["id"])
 }
 
 // IdentityOf applies the identity rule to the raw values of an event's

@@ -30,6 +30,7 @@ import (
 	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
@@ -779,24 +780,21 @@ func responseExtras(t *trace.Session) []report.ResponseExtra {
 	}
 	for _, e := range t.Events {
 		var ev struct {
-			Type       string  `json:"type"`
-			ResponseID string  `json:"response_id"`
-			Transcript string  `json:"transcript"`
-			Cleared    bool    `json:"cleared"`
-			UnderrunMs float64 `json:"underrun_ms"`
+			Type       string          `json:"type"`
+			ResponseID json.RawMessage `json:"response_id"`
+			Transcript string          `json:"transcript"`
+			Cleared    bool            `json:"cleared"`
+			UnderrunMs float64         `json:"underrun_ms"`
 			Response   struct {
-				ID     string `json:"id"`
-				Status string `json:"status"`
+				ID     json.RawMessage `json:"id"`
+				Status string          `json:"status"`
 			} `json:"response"`
 		}
 		if json.Unmarshal(e.Event, &ev) != nil {
 			continue
 		}
-		id := ev.ResponseID
-		if id == "" {
-			id = ev.Response.ID
-		}
-		if id == "" {
+		id, ok := protocol.IdentityOf(ev.ResponseID, ev.Response.ID) // the metrics' rule
+		if !ok {
 			continue
 		}
 		switch {
