@@ -139,7 +139,9 @@ func buildView(in viewInput) *liveSnapshot {
 			if raw.RTF != nil {
 				pts[chart.RTF] = append(pts[chart.RTF], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.RTF, Origin: chart.OriginClientReceive})
 			}
-			if raw.HasTPOT && raw.TPOTMs != nil {
+			// Chart exactly what the session summary's tpot_ms counts: values
+			// > 0 (a 0 ms TPOT means "nothing weighted" and is left out there).
+			if raw.HasTPOT && raw.TPOTMs != nil && *raw.TPOTMs > 0 {
 				pts[chart.TPOT] = append(pts[chart.TPOT], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.TPOTMs, Origin: chart.OriginServer})
 			}
 			if raw.TTFTClock == metrics.ClockServer {

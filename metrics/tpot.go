@@ -207,26 +207,3 @@ func (r EngineTPOTResult) Object() Object {
 		{"vllm_tpot_ms", r.TPOTMs},
 	}
 }
-
-// TPOTSnapshot is one stage-0 request's token count and TPOT.
-type TPOTSnapshot struct {
-	NumTokensOut int
-	TPOTMs       float64
-}
-
-// CombineTPOT combines the TPOTs of several stage-0 requests of one
-// response by interval weighting: Σ tpot_i·w_i / Σ w_i with w_i =
-// num_tokens_out_i − 1 (clamped at 0), or 0.0 when Σ w_i = 0. Example:
-// (3 tokens, 10 ms) and (2 tokens, 40 ms) → 20 ms.
-func CombineTPOT(snaps []TPOTSnapshot) float64 {
-	var num, den float64
-	for _, s := range snaps {
-		w := float64(max(0, s.NumTokensOut-1))
-		num += s.TPOTMs * w
-		den += w
-	}
-	if den == 0 {
-		return 0
-	}
-	return num / den
-}

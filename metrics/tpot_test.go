@@ -65,20 +65,3 @@ func TestScoreEngineTPOTJSONRules(t *testing.T) {
 		}
 	}
 }
-
-func TestCombineTPOT(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		snaps []metrics.TPOTSnapshot
-		want  float64
-	}{
-		{[]metrics.TPOTSnapshot{{3, 10}, {2, 40}}, 20},
-		{[]metrics.TPOTSnapshot{{1, 10}, {1, 40}}, 0}, // one-token snapshots have no interval (P3)
-		{nil, 0},
-	}
-	for _, tc := range tests {
-		if got := metrics.CombineTPOT(tc.snaps); got != tc.want {
-			t.Errorf("CombineTPOT(%v) = %v, want %v", tc.snaps, got, tc.want)
-		}
-	}
-}
