@@ -873,7 +873,8 @@ func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runS
 		}
 		head = append(head, m)
 	}
-	b, err := head.MarshalJSON()
+	clean, _ := metrics.Finite(head) // a non-finite run-level value is null, as in duplex_metrics.json (report.json warns)
+	b, err := clean.(metrics.Object).MarshalJSON()
 	if err != nil {
 		b = []byte("{}")
 	}
