@@ -87,7 +87,9 @@ func inPath(err error, key string, index int) error {
 }
 
 // Finite returns a copy of the Object value v with every NaN and ±Inf
-// replaced by null, and the JSON paths it replaced (in document order).
+// replaced by null (and every integer too large for a float64, which float
+// readers take for an infinity), and the JSON paths it replaced (in
+// document order).
 // Writers that must not lose a run over one bad server value (duplex_metrics
 // .json, report JSON, the page) use it and turn the paths into validity
 // warnings; `score` refuses instead (MarshalJSON).
@@ -101,6 +103,15 @@ func finiteValue(v any, path string, paths *[]string) any {
 	switch v := v.(type) {
 	case float64:
 		if !finite(v) {
+			*paths = append(*paths, path)
+			return nil
+		}
+		return v
+	case Int:
+		// An integer beyond the float64 range is exact JSON, but every
+		// float64 reader (the page's JavaScript, report validation) takes
+		// it for an infinity: the writers that keep a run keep it as null.
+		if _, ok := v.Float64(); !ok {
 			*paths = append(*paths, path)
 			return nil
 		}
