@@ -6,17 +6,18 @@ package metrics
 // discarded; a complete pad sequence ends decoding (CPython
 // binascii.a2b_base64, non-strict mode).
 func b64Len(s []byte) (int, bool) {
-	// str.encode("ascii") runs before any decoding: one non-ASCII character
-	// anywhere (even after a complete pad sequence) raises.
-	for _, c := range s {
-		if c >= 0x80 {
-			return 0, false
-		}
-	}
 	// Fast path: a run of alphabet characters (the whole payload, usually).
 	run := 0
 	for run < len(s) && b64Alpha[s[run]] {
 		run++
+	}
+	// str.encode("ascii") runs before any decoding: one non-ASCII character
+	// anywhere (even after a complete pad sequence) raises. The run above
+	// is ASCII already.
+	for _, c := range s[run:] {
+		if c >= 0x80 {
+			return 0, false
+		}
 	}
 	quad := run % 4
 	n := run/4*3 + max(0, quad-1)
