@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/trace"
@@ -53,9 +54,12 @@ func clipMessage(s string) string {
 
 // nullNonFinite rewrites a vLLM file whose only defect is non-finite numbers
 // (Python's json.dump writes NaN and Infinity, or a literal beyond float64
-// such as 1e999) into strict JSON with null there, returning the JSON paths
-// it replaced. ok is false when the file has none (or is not JSON): the
-// caller then uses the original bytes unchanged.
+// such as 1e999) in its metric values — the rows, the session entries and
+// the run-level keys (recomputed anyway) — into strict JSON with null
+// there, returning the JSON paths it replaced. ok is false when the file
+// has none, has one anywhere else (an unknown key is no server value: the
+// document stays refused), or is not JSON: the caller then uses the
+// original bytes unchanged.
 func nullNonFinite(b []byte) (out []byte, paths []string, ok bool) {
 	v, err := metrics.ParseValue(trace.PythonJSON(b))
 	if err != nil {
@@ -64,6 +68,11 @@ func nullNonFinite(b []byte) (out []byte, paths []string, ok bool) {
 	clean, paths := metrics.Finite(v)
 	if len(paths) == 0 {
 		return nil, nil, false
+	}
+	for _, p := range paths {
+		if !metricsValuePath(p) {
+			return nil, nil, false // not a server value: the document stays refused
+		}
 	}
 	o, isObj := clean.(metrics.Object)
 	if !isObj {
@@ -93,4 +102,14 @@ func importNonFinite(b []byte, lim Limits) ([]byte, []Warning) {
 		items[i] = p + " was NaN or ±Infinity in the file"
 	}
 	return fixed, valueWarnings(items)
+}
+
+// metricsValuePath reports a Finite path inside the metric lists or a
+// run-level key.
+func metricsValuePath(p string) bool {
+	if strings.HasPrefix(p, "duplex_request_metrics[") || strings.HasPrefix(p, "duplex_session_metrics[") {
+		return true
+	}
+	key, _, _ := strings.Cut(p, ".")
+	return isRunKey(key)
 }

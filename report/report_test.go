@@ -107,7 +107,9 @@ func TestImportRejects(t *testing.T) {
 		{"neither format", `{"results": []}`, "not a vLLM"},
 		{"not an object", `[1,2]`, "top level must be a JSON object"},
 		{"rows not a list", `{"duplex_request_metrics": {"a": 1}}`, "duplex_request_metrics: must be a JSON list"},
-		{"NaN and a defect", `{"duplex_request_metrics": {"ttft_ms": NaN}}`, "duplex_request_metrics: must be a JSON list"},
+		{"NaN outside a row", `{"duplex_request_metrics": {"ttft_ms": NaN}}`, "NaN"},
+		{"NaN in an unknown key", `{"hostile": NaN, "duplex_request_metrics": []}`, "NaN"},
+		{"1e999 in an unknown key", `{"hostile": 1e999, "duplex_session_metrics": []}`, "out of float64 range"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
