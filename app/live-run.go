@@ -18,6 +18,7 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
 	"github.com/duplexscope/duplexscope/turntaking"
@@ -462,11 +463,11 @@ func (r *liveRun) onState(st session.State, err error) {
 
 // inbound is the part of a server event the page reads.
 type inbound struct {
-	Type       string `json:"type"`
-	ResponseID string `json:"response_id"`
+	Type       string          `json:"type"`
+	ResponseID json.RawMessage `json:"response_id"`
 	Response   struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
+		ID     json.RawMessage `json:"id"`
+		Status string          `json:"status"`
 	} `json:"response"`
 	Delta        json.RawMessage `json:"delta"`
 	Audio        json.RawMessage `json:"audio"`
@@ -474,11 +475,11 @@ type inbound struct {
 	Transcript   string          `json:"transcript"`
 }
 
+// id is the event's response identity, "" for none (protocol.IdentityOf,
+// the rule metrics use: "" is no identity, lone surrogates stay distinct).
 func (in *inbound) id() string {
-	if in.ResponseID != "" {
-		return in.ResponseID
-	}
-	return in.Response.ID
+	id, _ := protocol.IdentityOf(in.ResponseID, in.Response.ID)
+	return id
 }
 
 // onEvent gets every wire-log entry (observer goroutine).

@@ -107,7 +107,8 @@ type attachmentBlob struct {
 // buildReport turns a finished run into the archive's report and its
 // attachments (wire log, input and output audio).
 func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob, error) {
-	runJSON, err := json.Marshal(metrics.BuildReport([]metrics.SessionResult{in.Final}))
+	dm := metrics.BuildReport([]metrics.SessionResult{in.Final})
+	runJSON, err := json.Marshal(dm) // non-finite server values become null (issue 16)
 	if err != nil {
 		return nil, nil, fmt.Errorf("metrics: %w", err)
 	}
@@ -127,6 +128,7 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 	if err != nil {
 		return nil, nil, err
 	}
+	rep.Warnings = append(rep.Warnings, report.ValueWarnings(dm)...)
 	sid := ""
 	if in.Trace != nil && in.Trace.Session.SessionID != nil {
 		sid = *in.Trace.Session.SessionID

@@ -112,6 +112,18 @@ func (r respView) heardMs() (float64, bool) {
 // chart of hundreds of responses is unreadable and slow to redraw).
 const waterfallMax = 30
 
+// finitePoints drops points whose value is NaN or ±Inf (possible only from
+// extreme server values), which no summary counts and no chart can encode.
+func finitePoints(ps []chart.Point) []chart.Point {
+	out := ps[:0]
+	for _, p := range ps {
+		if !math.IsNaN(p.Value) && !math.IsInf(p.Value, 0) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // buildView turns metrics and page state into the views' snapshot.
 func buildView(in viewInput) *liveSnapshot {
 	s := &liveSnapshot{
@@ -139,7 +151,9 @@ func buildView(in viewInput) *liveSnapshot {
 			if raw.RTF != nil {
 				pts[chart.RTF] = append(pts[chart.RTF], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.RTF, Origin: chart.OriginClientReceive})
 			}
-			if raw.HasTPOT && raw.TPOTMs != nil {
+			// Chart exactly what the session summary's tpot_ms counts: values
+			// > 0 (a 0 ms TPOT means "nothing weighted" and is left out there).
+			if raw.HasTPOT && raw.TPOTMs != nil && *raw.TPOTMs > 0 {
 				pts[chart.TPOT] = append(pts[chart.TPOT], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.TPOTMs, Origin: chart.OriginServer})
 			}
 			if raw.TTFTClock == metrics.ClockServer {
@@ -166,6 +180,7 @@ func buildView(in viewInput) *liveSnapshot {
 		s.Waterfall = in.Reuse.Waterfall
 	} else {
 		for _, m := range []chart.Metric{chart.TTFT, chart.TTFP, chart.RTF, chart.TPOT, chart.Heard} {
+			pts[m] = finitePoints(pts[m]) // JSON has no NaN/Inf, and the summaries leave them out too
 			b, err := chart.MetricOptions(m, pts[m])
 			if err == nil {
 				s.Charts[m] = chartData{Option: string(b), Points: len(pts[m]), Shape: seriesShape(pts[m])}

@@ -109,3 +109,31 @@ func TestBuildViewHeardLatencySeparate(t *testing.T) {
 		t.Error("TTFP chart equals the heard chart")
 	}
 }
+
+// TestBuildViewTPOTMatchesSummary: the TPOT chart plots exactly the values
+// the session summary's tpot_ms counts (> 0; a 0 ms TPOT is excluded there).
+func TestBuildViewTPOTMatchesSummary(t *testing.T) {
+	t.Parallel()
+	ev := func(tm float64, s string) trace.Event {
+		return trace.Event{TMs: tm, Dir: trace.DirRecv, Event: json.RawMessage(s)}
+	}
+	turn := func(t0 float64, id, tpot string) []trace.Event {
+		return []trace.Event{
+			ev(t0, `{"type":"response.created","response":{"id":"`+id+`"}}`),
+			ev(t0+50, `{"type":"response.output_audio.delta","response_id":"`+id+`","delta":"AAAA","metadata":{"stage_metrics":{"0":{"num_tokens_out":3,"vllm_tpot_ms":`+tpot+`}}}}`),
+		}
+	}
+	var evs []trace.Event
+	evs = append(evs, turn(100, "a", "12.5")...)
+	evs = append(evs, turn(300, "b", "0")...)
+	evs = append(evs, turn(500, "c", "0.0")...)
+	evs = append(evs, turn(700, "d", "7")...)
+	res := metrics.ScoreSession(trace.Session{Events: evs})
+	if res.Summary.TPOTMs == nil || res.Summary.TPOTMs.Count != 2 {
+		t.Fatalf("summary tpot_ms = %+v, want count 2", res.Summary.TPOTMs)
+	}
+	v := buildView(viewInput{Phase: phaseDone, Result: res})
+	if got := v.Charts[chart.TPOT].Points; got != res.Summary.TPOTMs.Count {
+		t.Errorf("TPOT chart has %d points, summary counts %d", got, res.Summary.TPOTMs.Count)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -45,7 +46,7 @@ type Accumulator struct {
 	ssSet    bool    // stream start given explicitly (meta or SetStreamStart)
 	counts   Counts
 	hasSeq   bool
-	lastSeq  float64
+	lastSeq  Int     // exact: 2^53 and 2^53+1 differ
 	rate     float64 // session-wide output sample rate; 0 = default
 	ids      map[string]int
 	resps    []respState
@@ -236,8 +237,8 @@ func (a *Accumulator) Add(ev trace.Event) {
 		a.counts.Ignored++
 		return
 	}
-	if seq, ok := intLike(o.get("server_event_seq")); ok {
-		if a.hasSeq && seq <= a.lastSeq {
+	if seq, ok := seqOf(o.get("server_event_seq")); ok {
+		if a.hasSeq && seq.Cmp(a.lastSeq) <= 0 {
 			a.counts.Duplicates++
 			return
 		}
@@ -378,17 +379,23 @@ func newView(o obj) *view {
 }
 
 // identity is response_id if it is a string, else response.id if that is a
-// string.
+// string, and none when that string is empty (protocol.IdentityOf: the
+// reference lists a response only `if response_id`).
 func (v *view) identity() (string, bool) {
-	if s, ok := str(v.o.get("response_id")); ok {
-		return s, true
-	}
+	var inner json.RawMessage
 	if v.resp != nil {
-		if s, ok := str(v.resp.get("id")); ok {
-			return s, true
-		}
+		inner = v.resp.get("id")
 	}
-	return "", false
+	return protocol.IdentityOf(v.o.get("response_id"), inner)
+}
+
+// seqOf returns server_event_seq when it is a Python int (a JSON integer
+// literal of any size, or a boolean), exactly.
+func seqOf(raw json.RawMessage) (Int, bool) {
+	if kindOf(raw) == jBool {
+		return pyIntOf(raw)
+	}
+	return intLiteral(raw)
 }
 
 func field(o obj, k string) obj {

@@ -11,13 +11,18 @@ func b64Len(s []byte) (int, bool) {
 	for run < len(s) && b64Alpha[s[run]] {
 		run++
 	}
+	// str.encode("ascii") runs before any decoding: one non-ASCII character
+	// anywhere (even after a complete pad sequence) raises. The run above
+	// is ASCII already.
+	for _, c := range s[run:] {
+		if c >= 0x80 {
+			return 0, false
+		}
+	}
 	quad := run % 4
 	n := run/4*3 + max(0, quad-1)
 	pads := 0
 	for _, c := range s[run:] {
-		if c >= 0x80 {
-			return 0, false // str.encode("ascii") fails → ValueError
-		}
 		if c == '=' {
 			if quad >= 2 {
 				pads++

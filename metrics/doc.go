@@ -39,4 +39,21 @@
 // Row, SessionSummary, SessionResult and Report marshal in the reference's
 // key order, with null and absent keys kept apart; Report.File writes the
 // exact bytes of duplex_metrics.json (Python indent=2, Python float repr).
+//
+// # Python semantics (issue 16)
+//
+// Events are read as the reference's json.loads and Python see them: a
+// response id is a non-empty string (protocol.IdentityOf; lone surrogates
+// stay distinct and are written back as \uXXXX escapes); token counts are
+// Python ints, exact at any size (Int); numeric strings parse as
+// int()/float() (Unicode digits, underscores, whitespace);
+// server_event_seq compares exactly; a base64 payload with a non-ASCII
+// character decodes to nothing; engine segments compare with Python ==.
+//
+// Nothing here writes a non-finite number. Object.MarshalJSON (the `score`
+// writer) refuses one with a *NonFiniteError naming its JSON path, and
+// Score refuses a conversion Python raises on (Fault) — where the
+// reference raises. Report.File and Report.MarshalJSON, which must not lose
+// a run, write such values as null (Finite) and name them
+// (Report.NonFinite, Report.Faults) for validity warnings.
 package metrics

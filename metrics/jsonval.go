@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -140,7 +141,8 @@ func numberOrBool(raw json.RawMessage) (float64, bool) {
 	return number(raw)
 }
 
-// str returns a JSON string's value.
+// str returns a JSON string's value, lone surrogates kept distinct
+// (protocol.JSONString), as Python's str compares them.
 func str(raw json.RawMessage) (string, bool) {
 	raw = trimWS(raw)
 	if kindOf(raw) != jString {
@@ -149,11 +151,7 @@ func str(raw json.RawMessage) (string, bool) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : len(raw)-1]), true
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return protocol.JSONString(raw)
 }
 
 // strBytes is str without allocation when the literal has no escapes.
@@ -220,8 +218,8 @@ func object(raw json.RawMessage) obj {
 		}
 		key := raw[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
-			var k string
-			if json.Unmarshal(raw[i:end], &k) != nil {
+			k, ok := protocol.JSONString(raw[i:end])
+			if !ok {
 				return nil
 			}
 			key = []byte(k)

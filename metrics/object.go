@@ -10,13 +10,14 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
 // Object is an ordered JSON object: the generic form of rows and session
 // entries in a Report (rows read back from an existing duplex_metrics.json
 // keep whatever they held). A Value is one of nil, bool, string, float64,
-// int, int64, []any or Object.
+// int, int64, Int, []any or Object.
 type Object []Member
 
 // Member is one key/value pair of an Object.
@@ -35,9 +36,104 @@ func (o Object) Get(key string) (any, bool) {
 	return nil, false
 }
 
-// MarshalJSON writes o compactly, keys in order, floats in Python repr.
+// MarshalJSON writes o compactly, keys in order, floats in Python repr. It
+// is strict JSON: a NaN or ±Inf anywhere is a *NonFiniteError naming its
+// path (the reference's writer raises there too); writers that must not
+// lose a run use Finite first.
 func (o Object) MarshalJSON() ([]byte, error) {
 	return appendValue(nil, o, false, 0)
+}
+
+// NonFiniteError is a NaN or ±Inf met by a JSON writer, which JSON cannot
+// carry.
+type NonFiniteError struct {
+	Path  string // JSON path of the value, e.g. session_metrics.ttft_ms.mean
+	Value float64
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("%s is %s, which is not a JSON number (the reference raises on it)", e.Path, pyFloatToken(e.Value))
+}
+
+func pyFloatToken(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case f > 0:
+		return "Infinity"
+	}
+	return "-Infinity"
+}
+
+// inPath prefixes a NonFiniteError's path with the key or index it sat under.
+func inPath(err error, key string, index int) error {
+	ne, ok := err.(*NonFiniteError)
+	if !ok {
+		return err
+	}
+	seg := key
+	if key == "" && index >= 0 {
+		seg = "[" + strconv.Itoa(index) + "]"
+	}
+	switch {
+	case ne.Path == "":
+		ne.Path = seg
+	case ne.Path[0] == '[' || seg == "":
+		ne.Path = seg + ne.Path
+	default:
+		ne.Path = seg + "." + ne.Path
+	}
+	return ne
+}
+
+// Finite returns a copy of the Object value v with every NaN and ±Inf
+// replaced by null (and every integer too large for a float64, which float
+// readers take for an infinity), and the JSON paths it replaced (in
+// document order).
+// Writers that must not lose a run over one bad server value (duplex_metrics
+// .json, report JSON, the page) use it and turn the paths into validity
+// warnings; `score` refuses instead (MarshalJSON).
+func Finite(v any) (any, []string) {
+	var paths []string
+	out := finiteValue(v, "", &paths)
+	return out, paths
+}
+
+func finiteValue(v any, path string, paths *[]string) any {
+	switch v := v.(type) {
+	case float64:
+		if !finite(v) {
+			*paths = append(*paths, path)
+			return nil
+		}
+		return v
+	case Int:
+		// An integer beyond the float64 range is exact JSON, but every
+		// float64 reader (the page's JavaScript, report validation) takes
+		// it for an infinity: the writers that keep a run keep it as null.
+		if _, ok := v.Float64(); !ok {
+			*paths = append(*paths, path)
+			return nil
+		}
+		return v
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = finiteValue(e, path+"["+strconv.Itoa(i)+"]", paths)
+		}
+		return out
+	case Object:
+		out := make(Object, len(v))
+		for i, m := range v {
+			p := m.Key
+			if path != "" {
+				p = path + "." + m.Key
+			}
+			out[i] = Member{m.Key, finiteValue(m.Value, p, paths)}
+		}
+		return out
+	}
+	return v
 }
 
 // appendValue appends v as JSON. With indent it follows Python's
@@ -51,11 +147,16 @@ func appendValue(b []byte, v any, indent bool, depth int) ([]byte, error) {
 	case string:
 		return appendString(b, v), nil
 	case float64:
+		if !finite(v) {
+			return nil, &NonFiniteError{Value: v}
+		}
 		return appendPyFloat(b, v), nil
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), nil
 	case int64:
 		return strconv.AppendInt(b, v, 10), nil
+	case Int:
+		return append(b, v.String()...), nil
 	case []any:
 		if len(v) == 0 {
 			return append(b, "[]"...), nil
@@ -68,7 +169,7 @@ func appendValue(b []byte, v any, indent bool, depth int) ([]byte, error) {
 			}
 			b = newline(b, indent, depth+1)
 			if b, err = appendValue(b, e, indent, depth+1); err != nil {
-				return nil, err
+				return nil, inPath(err, "", i)
 			}
 		}
 		b = newline(b, indent, depth)
@@ -90,7 +191,7 @@ func appendValue(b []byte, v any, indent bool, depth int) ([]byte, error) {
 				b = append(b, ' ')
 			}
 			if b, err = appendValue(b, m.Value, indent, depth+1); err != nil {
-				return nil, err
+				return nil, inPath(err, m.Key, -1)
 			}
 		}
 		b = newline(b, indent, depth)
@@ -112,7 +213,8 @@ func newline(b []byte, indent bool, depth int) []byte {
 
 // appendPyFloat writes f as Python's repr(float): shortest round-trip
 // digits, ".0" on integral values, exponent form when the decimal exponent
-// is < −4 or ≥ 16 (e-05, e+16), NaN/Infinity as bare tokens.
+// is < −4 or ≥ 16 (e-05, e+16). Callers never pass NaN/±Inf (appendValue
+// refuses them); the bare tokens are kept only as a last-resort spelling.
 func appendPyFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -177,7 +279,9 @@ func appendPyFloat(b []byte, f float64) []byte {
 
 // appendString writes s as Python's json.dumps(ensure_ascii=False) does:
 // \" \\ \n \r \t \b \f, other control characters as \u00XX, everything
-// else (non-ASCII too) as is; invalid UTF-8 becomes U+FFFD.
+// else (non-ASCII too) as is; a lone surrogate kept by protocol.JSONString
+// is written back as its \uXXXX escape (json.dumps' ensure_ascii form, the
+// only way JSON carries one); other invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -195,6 +299,12 @@ func appendString(b []byte, s string) []byte {
 				continue
 			}
 			b = append(b, s[start:i]...)
+			if u, ok := protocol.LoneSurrogate(s, i); ok { // kept by protocol.JSONString
+				b = append(b, '\\', 'u', hex[u>>12], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
+				i += 3
+				start = i
+				continue
+			}
 			b = append(b, `\ufffd`...)
 			i++
 			start = i
@@ -227,7 +337,7 @@ func appendString(b []byte, s string) []byte {
 }
 
 // ParseObject decodes a JSON object into an ordered Object. Integers become
-// int64 (float64 when out of range), other numbers float64; a repeated key
+// int64 (Int when out of range: Python ints are exact), other numbers float64; a repeated key
 // keeps its first position and its last value (Python dict semantics).
 func ParseObject(data []byte) (Object, error) {
 	v, err := ParseValue(data)
@@ -312,6 +422,9 @@ func parseValue(dec *json.Decoder) (any, error) {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return n, nil
 			}
+			if v, ok := intLiteral(json.RawMessage(s)); ok { // a Python int: exact at any size
+				return v, nil
+			}
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -335,6 +448,9 @@ func nonNegReal(v any) (float64, bool) {
 		return float64(v), v >= 0
 	case int64:
 		return float64(v), v >= 0
+	case Int:
+		f, ok := v.Float64()
+		return f, ok && f >= 0
 	}
 	return 0, false
 }

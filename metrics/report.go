@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -19,6 +20,9 @@ type Report struct {
 	StreamTTFP *Summary    // duplex_stream_ttfp_ms
 	StreamRTF  *Summary    // duplex_stream_rtf, 6 digits
 	Flat       []FlatGroup // §6.2 groups that have values, in FlatNames order
+	// Faults are this run's values the reference cannot convert (written as
+	// null, see Stage0Tokens.Faults), by row: for validity warnings.
+	Faults []Fault
 }
 
 // FlatGroup is one group of four flattened keys: num_duplex_<Name>_samples,
@@ -96,7 +100,24 @@ func BuildReport(results []SessionResult) Report {
 // never matched. Run-level values are recomputed.
 func MergeReport(existing *Report, results []SessionResult) Report {
 	req, ses := Objects(results)
-	return Merge(existing, req, ses)
+	r := Merge(existing, req, ses)
+	for _, res := range results {
+		for _, row := range res.Rows {
+			if row.Stage0 == nil {
+				continue
+			}
+			for _, f := range row.Stage0.Faults {
+				sid := "null"
+				if row.SessionID != nil {
+					sid = strconv.Quote(*row.SessionID)
+				}
+				r.Faults = append(r.Faults, Fault{
+					Path:   fmt.Sprintf("duplex_request_metrics[session_id=%s, response_id=%q].stage0_tokens.%s", sid, row.ResponseID, f.Field),
+					Reason: f.Reason})
+			}
+		}
+	}
+	return r
 }
 
 // Merge is MergeReport on report objects.
@@ -203,28 +224,64 @@ func (r Report) Object() Object {
 	return o
 }
 
-// MarshalJSON writes the report compactly in §7 key order.
-func (r Report) MarshalJSON() ([]byte, error) { return r.Object().MarshalJSON() }
+// MarshalJSON writes the report compactly in §7 key order. A non-finite
+// value (possible only from a bad server value) is written as null, so the
+// output is always JSON; NonFinite names those values for a warning.
+func (r Report) MarshalJSON() ([]byte, error) {
+	v, _ := Finite(r.Object())
+	return v.(Object).MarshalJSON()
+}
+
+// NonFinite returns the JSON paths (in the duplex_metrics.json layout) of
+// the values MarshalJSON and File write as null because they are NaN or
+// ±Inf.
+func (r Report) NonFinite() []string {
+	_, paths := Finite(r.Object())
+	return paths
+}
 
 // File returns the exact bytes of duplex_metrics.json: Python
 // json.dumps(report, ensure_ascii=False, indent=2), no trailing newline.
+// Like MarshalJSON it writes non-finite values as null (NonFinite).
 func (r Report) File() []byte {
-	b, err := appendValue(make([]byte, 0, 4096+3072*len(r.Requests)+2048*len(r.Sessions)), r.Object(), true, 0)
-	if err != nil { // unreachable: reports hold only encodable values
+	v, _ := Finite(r.Object())
+	b, err := appendValue(make([]byte, 0, 4096+3072*len(r.Requests)+2048*len(r.Sessions)), v, true, 0)
+	if err != nil { // unreachable: Finite leaves only encodable values
 		panic(err)
 	}
 	return b
+}
+
+// Faults returns the values of results the reference raises on (see
+// SessionResult.Faults), each path prefixed with its session's position
+// ("sessions[1].request_metrics[0].stage0_tokens.tpot_ms").
+func Faults(results []SessionResult) []Fault {
+	var out []Fault
+	for i, r := range results {
+		for _, f := range r.Faults {
+			out = append(out, Fault{Path: "sessions[" + strconv.Itoa(i) + "]." + f.Path, Reason: f.Reason})
+		}
+	}
+	return out
 }
 
 // ScoreRun scores a kind "run" trace: every non-skipped session in order,
 // merged into the trace's existing_report when present (null = no file).
 func ScoreRun(run trace.Run) (Report, error) {
 	results := make([]SessionResult, 0, len(run.Sessions))
-	for _, s := range run.Sessions {
+	var faults []Fault
+	for i, s := range run.Sessions {
 		if s.Skipped {
 			continue
 		}
-		results = append(results, ScoreSession(s))
+		res := ScoreSession(s)
+		for _, f := range res.Faults {
+			faults = append(faults, Fault{Path: "sessions[" + strconv.Itoa(i) + "]." + f.Path, Reason: f.Reason})
+		}
+		results = append(results, res)
+	}
+	if err := faultsErr(faults); err != nil {
+		return Report{}, err
 	}
 	var existing *Report
 	if run.HasExistingReport && kindOf(run.ExistingReport) != jNull && len(run.ExistingReport) > 0 {

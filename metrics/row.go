@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // Clock names the clock a value was measured on.
@@ -88,13 +87,25 @@ const (
 )
 
 // Stage0Tokens is a row's stage0_tokens object (engine stage "0").
+// OutputTokenCount is a Python int (exact at any size).
 type Stage0Tokens struct {
 	Source             string          `json:"source"`
-	OutputTokenCount   int             `json:"output_token_count"`
+	OutputTokenCount   Int             `json:"output_token_count"`
 	TTFTMs             float64         `json:"ttft_ms"`
 	TPOTMs             float64         `json:"tpot_ms"`
 	ITLsMs             []float64       `json:"itls_ms"`
 	InterTokenInterval IntervalSummary `json:"inter_token_interval_ms"`
+	// Faults lists the conversions the reference raises on (int("abc"),
+	// float(10**400), int(float("inf")), …): the reference would stop, so
+	// `score` refuses; other writers print the field as null and warn.
+	Faults []FieldFault `json:"-"`
+}
+
+// FieldFault is one value the reference cannot convert: the key (relative
+// to its object) and why.
+type FieldFault struct {
+	Field  string
+	Reason string
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -102,76 +113,47 @@ func ptr[T any](v T) *T { return &v }
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // newStage0 converts a stage "0" snapshot as the reference does:
-// int(num_tokens_out or 0), float(vllm_ttft_ms or 0.0), …
+// int(num_tokens_out or 0), float(vllm_ttft_ms or 0.0), …, with Python's
+// int/float semantics (exact integers, Unicode digits in strings).
 func newStage0(raw json.RawMessage) *Stage0Tokens {
 	s := object(raw)
-	st := &Stage0Tokens{
-		Source:           "engine_stage_metrics",
-		OutputTokenCount: pyInt(s.get("num_tokens_out")),
-		TTFTMs:           pyFloat(s.get("vllm_ttft_ms")),
-		TPOTMs:           pyFloat(s.get("vllm_tpot_ms")),
-		ITLsMs:           []float64{},
+	st := &Stage0Tokens{Source: "engine_stage_metrics", ITLsMs: []float64{}}
+	var err error
+	fault := func(field string, err error) {
+		if err != nil {
+			st.Faults = append(st.Faults, FieldFault{field, err.Error()})
+		}
 	}
+	st.OutputTokenCount, err = pyIntConv(s.get("num_tokens_out"))
+	fault("output_token_count", err)
+	st.TTFTMs, err = pyFloatConv(s.get("vllm_ttft_ms"))
+	fault("ttft_ms", err)
+	st.TPOTMs, err = pyFloatConv(s.get("vllm_tpot_ms"))
+	fault("tpot_ms", err)
 	if kindOf(s.get("vllm_itls_ms")) == jArray {
-		for _, it := range array(s.get("vllm_itls_ms")) {
-			if f, ok := numberOrBool(it); ok {
-				st.ITLsMs = append(st.ITLsMs, f)
+		for i, it := range array(s.get("vllm_itls_ms")) {
+			if k := kindOf(it); k != jNumber && k != jBool {
+				continue
 			}
+			f, err := pyFloatNumber(it)
+			if err != nil {
+				fault("itls_ms["+strconv.Itoa(i)+"]", err)
+				continue
+			}
+			st.ITLsMs = append(st.ITLsMs, f)
 		}
 	}
 	st.InterTokenInterval = SummarizeIntervals(st.ITLsMs)
 	return st
 }
 
-// pyInt is Python int(v or 0) for a JSON value; values Python cannot
-// convert (it would raise) give 0.
-func pyInt(raw json.RawMessage) int {
-	if !truthy(raw) {
-		return 0
-	}
-	switch kindOf(raw) {
-	case jBool:
-		return 1
-	case jNumber:
-		f, _ := number(raw)
-		if !finite(f) || math.Abs(f) > 9e18 {
-			return 0
+func (s *Stage0Tokens) faulted(field string) bool {
+	for _, f := range s.Faults {
+		if f.Field == field {
+			return true
 		}
-		return int(f) // truncates toward zero
-	case jString:
-		s, _ := str(raw)
-		n, err := strconv.ParseInt(strings.ReplaceAll(strings.TrimSpace(s), "_", ""), 10, 64)
-		if err != nil {
-			return 0
-		}
-		return int(n)
 	}
-	return 0
-}
-
-// pyFloat is Python float(v or 0.0) for a JSON value.
-func pyFloat(raw json.RawMessage) float64 {
-	if !truthy(raw) {
-		return 0
-	}
-	switch kindOf(raw) {
-	case jBool:
-		return 1
-	case jNumber:
-		f, _ := number(raw)
-		return f
-	case jString:
-		s, _ := str(raw)
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-				return f
-			}
-			return 0
-		}
-		return f
-	}
-	return 0
+	return false
 }
 
 // Object returns the row as an ordered JSON object in METRICS.md §2.8 order.
@@ -210,11 +192,17 @@ func (r Row) Object() Object {
 			itls[i] = v
 		}
 		iv := s.InterTokenInterval
+		orNull := func(field string, v any) any {
+			if s.faulted(field) {
+				return nil
+			}
+			return v
+		}
 		o = append(o, Member{"stage0_tokens", Object{
 			{"source", s.Source},
-			{"output_token_count", s.OutputTokenCount},
-			{"ttft_ms", s.TTFTMs},
-			{"tpot_ms", s.TPOTMs},
+			{"output_token_count", orNull("output_token_count", s.OutputTokenCount)},
+			{"ttft_ms", orNull("ttft_ms", s.TTFTMs)},
+			{"tpot_ms", orNull("tpot_ms", s.TPOTMs)},
 			{"itls_ms", itls},
 			{"inter_token_interval_ms", Object{
 				{"count", iv.Count}, {"mean", iv.Mean}, {"p50", iv.P50}, {"p95", iv.P95}, {"max", iv.Max},

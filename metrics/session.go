@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -17,10 +18,22 @@ const (
 type SessionResult struct {
 	Rows         []Row            // duplex_request_metrics rows, response_ids order
 	Summary      SessionSummary   // the duplex_session_metrics entry
-	OutputTokens int              // Σ stage0_tokens.output_token_count
+	OutputTokens Int              // Σ stage0_tokens.output_token_count (Python int, exact)
 	Responses    []ResponseTiming // every listed response, also those without a row (UI)
 	Counts       Counts
+	// Faults are values the reference raises on (see Stage0Tokens.Faults),
+	// by their path in the `score` layout; Score refuses when there are any.
+	Faults []Fault
 }
+
+// Fault is one value the reference cannot compute: its JSON path in the
+// `score` output and the reason.
+type Fault struct {
+	Path   string
+	Reason string
+}
+
+func (f Fault) Error() string { return f.Path + ": " + f.Reason }
 
 // SessionSummary is one duplex_session_metrics entry (METRICS.md §3).
 type SessionSummary struct {
@@ -179,7 +192,12 @@ func (a *Accumulator) Snapshot() SessionResult {
 			}
 		}
 		if row.Stage0 != nil {
-			res.OutputTokens += row.Stage0.OutputTokenCount
+			res.OutputTokens = res.OutputTokens.Add(row.Stage0.OutputTokenCount)
+			for _, f := range row.Stage0.Faults {
+				res.Faults = append(res.Faults, Fault{
+					Path:   "request_metrics[" + strconv.Itoa(len(res.Rows)-1) + "].stage0_tokens." + f.Field,
+					Reason: f.Reason + " in the reference"})
+			}
 		}
 	}
 	res.Summary = SessionSummary{

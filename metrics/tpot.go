@@ -1,10 +1,11 @@
 package metrics
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -21,9 +22,15 @@ type EngineOutput struct {
 
 // EngineTPOTResult is the token-weighted TPOT of one request's outputs.
 type EngineTPOTResult struct {
-	NumTokensOut int       `json:"num_tokens_out"` // tokens of every counted output
-	ITLsMs       []float64 `json:"vllm_itls_ms"`   // one interval per contributing output (unweighted)
-	TPOTMs       float64   `json:"vllm_tpot_ms"`   // Σ intervals / Σ their tokens; 0.0 when nothing is weighted
+	// NumTokensOut is the tokens of every counted output, saturated at the
+	// int range; Tokens is the exact Python int the JSON writers print.
+	NumTokensOut int       `json:"-"`
+	Tokens       Int       `json:"num_tokens_out"`
+	ITLsMs       []float64 `json:"vllm_itls_ms"` // one interval per contributing output (unweighted)
+	TPOTMs       float64   `json:"vllm_tpot_ms"` // Σ intervals / Σ their tokens; 0.0 when nothing is weighted
+	// Faults: the reference raises (a weighted token sum too large for a
+	// float, new_tokens NaN or ±Inf); Score refuses.
+	Faults []Fault `json:"-"`
 }
 
 // EngineTPOT applies the token-weighted TPOT rule (METRICS.md §2.6): within
@@ -37,7 +44,7 @@ func EngineTPOT(outputs []EngineOutput) EngineTPOTResult {
 	steps := make([]tpotStep, 0, len(outputs))
 	for _, o := range outputs {
 		if o.NewTokens > 0 {
-			steps = append(steps, tpotStep{t: o.TMs, tokens: o.NewTokens, seg: strconv.Itoa(o.Segment)})
+			steps = append(steps, tpotStep{t: o.TMs, tokens: IntOf(int64(o.NewTokens)), seg: strconv.Itoa(o.Segment)})
 		}
 	}
 	return engineTPOT(steps)
@@ -45,75 +52,147 @@ func EngineTPOT(outputs []EngineOutput) EngineTPOTResult {
 
 type tpotStep struct {
 	t      float64
-	tokens int
-	seg    string // canonical JSON-equality key
+	tokens Int
+	seg    string // canonical Python-equality key
 }
 
 func engineTPOT(steps []tpotStep) EngineTPOTResult {
 	res := EngineTPOTResult{ITLsMs: []float64{}}
 	var elapsed float64
-	weighted := 0
+	var weighted Int
 	for i, s := range steps {
-		res.NumTokensOut += s.tokens
+		res.Tokens = res.Tokens.Add(s.tokens)
 		if i == 0 || steps[i-1].seg != s.seg {
 			continue
 		}
 		iv := s.t - steps[i-1].t
 		res.ITLsMs = append(res.ITLsMs, iv)
 		elapsed += iv
-		weighted += s.tokens
+		weighted = weighted.Add(s.tokens)
 	}
-	if weighted > 0 {
-		res.TPOTMs = elapsed / float64(weighted)
+	res.NumTokensOut = res.Tokens.Int()
+	if weighted.Sign() > 0 {
+		// Python float / int converts the int to the nearest float first and
+		// raises OverflowError when it has no float.
+		w, ok := weighted.Float64()
+		if !ok {
+			res.Faults = append(res.Faults, Fault{Path: "vllm_tpot_ms", Reason: "the weighted token count " + weighted.String() + " is too large for a float (OverflowError in the reference)"})
+		}
+		res.TPOTMs = elapsed / w
 	}
 	return res
 }
 
 // ScoreEngineTPOT applies EngineTPOT to an engine_tpot trace with the JSON
 // rules of the vectors: new_tokens counts only as a non-boolean number whose
-// truncation toward zero is ≥ 1; segment defaults to 0 when missing, and
-// segments compare with Python equality of JSON values (0 = 0.0 = false,
-// 0 ≠ "0", null is its own value).
+// truncation toward zero (Python int(), exact at any size) is ≥ 1; segment
+// defaults to 0 when missing, and segments compare with Python == on the
+// decoded JSON values (0 == 0.0 == -0.0 == false, [1] == [1.0], dict key
+// order ignored, 0 != "0", null is its own value, NaN != NaN).
 func ScoreEngineTPOT(doc trace.EngineTPOT) EngineTPOTResult {
 	steps := make([]tpotStep, 0, len(doc.Outputs))
+	var faults []Fault
 	for i, o := range doc.Outputs {
-		f, ok := number(o.NewTokens)
-		if !ok || !finite(f) {
+		if kindOf(o.NewTokens) != jNumber {
 			continue
 		}
-		n := math.Trunc(f)
-		if n < 1 || n > 1e15 {
+		n, ok := pyIntOf(o.NewTokens)
+		if !ok {
+			faults = append(faults, Fault{Path: "outputs[" + strconv.Itoa(i) + "].new_tokens", Reason: "int() of a non-finite number raises in the reference"})
 			continue
 		}
-		seg := segmentKey(o.Segment)
-		if seg == "n:NaN" { // NaN != NaN: every NaN segment is its own
+		if n.Sign() <= 0 {
+			continue
+		}
+		seg, ok := segmentKey(o.Segment, true)
+		if !ok { // a top-level NaN: NaN != NaN, so every NaN segment is its own
 			seg = "nan:" + strconv.Itoa(i)
 		}
-		steps = append(steps, tpotStep{t: o.TMs, tokens: int(n), seg: seg})
+		steps = append(steps, tpotStep{t: o.TMs, tokens: n, seg: seg})
 	}
-	return engineTPOT(steps)
+	res := engineTPOT(steps)
+	res.Faults = append(faults, res.Faults...)
+	return res
 }
 
-func segmentKey(raw json.RawMessage) string {
+// segmentKey returns a string that is equal for two JSON values exactly
+// when Python's == holds between them after json.loads. ok is false for a
+// top-level NaN, which equals nothing; a nested NaN is json's one NaN
+// constant, and containers compare identical elements as equal, so nested
+// NaNs are equal.
+func segmentKey(raw json.RawMessage, top bool) (string, bool) {
 	switch kindOf(raw) {
 	case jMissing:
-		return "n:0"
+		return "n:0", true
 	case jNull:
-		return "null"
-	case jBool, jNumber:
-		f, _ := numberOrBool(raw)
-		return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+		return "null", true
+	case jBool:
+		if trimWS(raw)[0] == 't' {
+			return "n:1", true
+		}
+		return "n:0", true
+	case jNumber:
+		if v, ok := intLiteral(raw); ok {
+			return "n:" + v.String(), true
+		}
+		f, ok := number(raw)
+		if !ok {
+			return "j:" + string(trimWS(raw)), true
+		}
+		switch {
+		case math.IsNaN(f):
+			return "n:nan", !top
+		case math.IsInf(f, 0):
+			return "n:" + strconv.FormatFloat(f, 'g', -1, 64), true
+		case f == math.Trunc(f):
+			v, _ := truncFloat(f) // integral floats equal the same int; -0.0 == 0
+			return "n:" + v.String(), true
+		}
+		return "n:" + strconv.FormatFloat(f, 'g', -1, 64), true
 	case jString:
 		s, _ := str(raw)
-		return "s:" + s
-	default:
-		var b bytes.Buffer
-		if json.Compact(&b, raw) != nil {
-			return "j:" + string(raw)
+		return "s:" + strconv.Quote(s), true
+	case jArray:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, e := range array(raw) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := segmentKey(e, false)
+			b.WriteString(k)
 		}
-		return "j:" + b.String()
+		b.WriteByte(']')
+		return b.String(), true
+	default:
+		o := object(raw)
+		keys := make([]string, 0, len(o))
+		vals := map[string]string{}
+		for _, m := range o { // a repeated key: the last value wins (dict)
+			k := string(m.k)
+			if _, seen := vals[k]; !seen {
+				keys = append(keys, k)
+			}
+			vals[k], _ = segmentKey(m.v, false)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Quote(k))
+			b.WriteByte(':')
+			b.WriteString(vals[k])
+		}
+		b.WriteByte('}')
+		return b.String(), true
 	}
 }
+
+// MarshalJSON writes the `score` layout (see Object), strict JSON.
+func (r EngineTPOTResult) MarshalJSON() ([]byte, error) { return r.Object().MarshalJSON() }
 
 // Object returns the `score` layout {"kind": "engine_tpot", …}.
 func (r EngineTPOTResult) Object() Object {
@@ -123,31 +202,8 @@ func (r EngineTPOTResult) Object() Object {
 	}
 	return Object{
 		{"kind", trace.KindEngineTPOT},
-		{"num_tokens_out", r.NumTokensOut},
+		{"num_tokens_out", r.Tokens},
 		{"vllm_itls_ms", itls},
 		{"vllm_tpot_ms", r.TPOTMs},
 	}
-}
-
-// TPOTSnapshot is one stage-0 request's token count and TPOT.
-type TPOTSnapshot struct {
-	NumTokensOut int
-	TPOTMs       float64
-}
-
-// CombineTPOT combines the TPOTs of several stage-0 requests of one
-// response by interval weighting: Σ tpot_i·w_i / Σ w_i with w_i =
-// num_tokens_out_i − 1 (clamped at 0), or 0.0 when Σ w_i = 0. Example:
-// (3 tokens, 10 ms) and (2 tokens, 40 ms) → 20 ms.
-func CombineTPOT(snaps []TPOTSnapshot) float64 {
-	var num, den float64
-	for _, s := range snaps {
-		w := float64(max(0, s.NumTokensOut-1))
-		num += s.TPOTMs * w
-		den += w
-	}
-	if den == 0 {
-		return 0
-	}
-	return num / den
 }

@@ -21,8 +21,31 @@ func vectorNames(t testing.TB) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 8 {
-		t.Fatalf("found %d vectors in testdata/vectors, want at least the 8 public ones", len(files))
+	if len(files) < 8+20 {
+		t.Fatalf("found %d vectors in testdata/vectors, want the 8 public and 20 edge ones", len(files))
+	}
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		if name := strings.TrimSuffix(filepath.Base(f), ".trace.json"); !strings.HasPrefix(name, refusePrefix) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// refusePrefix marks the edge vectors without an expected file: the
+// reference raises on them, so Score (or its strict writer) must refuse.
+const refusePrefix = "must_refuse_"
+
+// refuseNames lists testdata/vectors/must_refuse_*.trace.json.
+func refuseNames(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "vectors", refusePrefix+"*.trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 3 {
+		t.Fatalf("found %d must_refuse vectors, want the 3 edge ones", len(files))
 	}
 	names := make([]string, len(files))
 	for i, f := range files {

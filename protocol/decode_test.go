@@ -265,7 +265,13 @@ func TestResponseIdentity(t *testing.T) {
 		{`{"response":{"id":7}}`, "", false},
 		{`{"response":"x"}`, "", false},
 		{`{}`, "", false},
-		{`{"response_id":""}`, "", true},
+		{`{"response_id":""}`, "", false},                       // "" is no identity
+		{`{"response_id":"","response":{"id":"b"}}`, "", false}, // and does not fall back
+		{`{"response":{"id":""}}`, "", false},
+		{`{"response_id":"\ud800"}`, "\xed\xa0\x80", true},     // a lone surrogate stays itself
+		{`{"response_id":"\udbff"}`, "\xed\xaf\xbf", true},     // and differs from another
+		{`{"response_id":"\ud83d\ude00"}`, "\U0001F600", true}, // a valid pair is one rune
+		{`{"Response_ID":"a"}`, "", false},                     // keys are case-sensitive
 		{`not json`, "", false},
 	}
 	for _, tc := range tests {

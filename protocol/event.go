@@ -172,32 +172,6 @@ func Marshal(ev Event) ([]byte, error) {
 	return b, nil
 }
 
-// ResponseIdentity returns the response identity of a raw event: top-level
-// response_id if it is a string, else response.id if that is a string
-// (PROTOCOL.md §4).
-func ResponseIdentity(raw []byte) (string, bool) {
-	var probe struct {
-		ResponseID json.RawMessage `json:"response_id"`
-		Response   json.RawMessage `json:"response"`
-	}
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		return "", false
-	}
-	var s string
-	if len(probe.ResponseID) > 0 && probe.ResponseID[0] == '"' && json.Unmarshal(probe.ResponseID, &s) == nil {
-		return s, true
-	}
-	var inner struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if len(probe.Response) > 0 && probe.Response[0] == '{' && json.Unmarshal(probe.Response, &inner) == nil {
-		if len(inner.ID) > 0 && inner.ID[0] == '"' && json.Unmarshal(inner.ID, &s) == nil {
-			return s, true
-		}
-	}
-	return "", false
-}
-
 // identity applies the response identity rule to decoded fields.
 func identity(responseID string, resp *ResponseObject) string {
 	if responseID != "" {

@@ -220,7 +220,8 @@ func NewLoadCurve(run Run, results []metrics.SessionResult, lc *LoadCurve) (*Rep
 	for _, l := range lc.Levels {
 		run.Concurrency = max(run.Concurrency, l.Sessions+1)
 	}
-	mb, err := metrics.BuildReport(results).MarshalJSON()
+	dm := metrics.BuildReport(results)
+	mb, err := dm.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("load curve: metrics: %w", err)
 	}
@@ -228,6 +229,7 @@ func NewLoadCurve(run Run, results []metrics.SessionResult, lc *LoadCurve) (*Rep
 	if err != nil {
 		return nil, fmt.Errorf("load curve: %w", err)
 	}
+	rep.Warnings = append(rep.Warnings, ValueWarnings(dm)...)
 	rep.LoadCurve = lc
 	Finish(rep)
 	for _, s := range lc.Sessions {

@@ -109,6 +109,7 @@ type ImportOptions struct {
 // --save-result` JSON (OmniInteract), whose other keys are kept in
 // Imported.Extra.
 func Import(b []byte, lim Limits, opt ImportOptions) (*Report, error) {
+	b, valueWarns := importNonFinite(b, lim)
 	if err := checkJSON(b, lim, importExempt); err != nil {
 		return nil, err
 	}
@@ -175,6 +176,7 @@ func Import(b []byte, lim Limits, opt ImportOptions) (*Report, error) {
 		},
 		Metrics:  m,
 		Imported: imp,
+		Warnings: valueWarns,
 	}
 	Finish(r)
 	if err := Validate(r, lim); err != nil {

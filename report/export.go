@@ -82,7 +82,7 @@ func CSV(w io.Writer, r *Report) error {
 	for _, row := range r.Metrics.Requests {
 		var tokens, to, po string
 		if row.Stage0 != nil {
-			tokens = strconv.Itoa(row.Stage0.OutputTokenCount)
+			tokens = row.Stage0.OutputTokenCount.String()
 		}
 		if row.MeasurementOrigin != nil {
 			to, po = csvText(row.MeasurementOrigin.TTFT), csvText(row.MeasurementOrigin.TTFP)

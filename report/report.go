@@ -177,11 +177,11 @@ type Row struct {
 
 // Stage0 is a row's stage0_tokens object.
 type Stage0 struct {
-	Source           string    `json:"source"`
-	OutputTokenCount int       `json:"output_token_count"`
-	TTFTMs           float64   `json:"ttft_ms"`
-	TPOTMs           float64   `json:"tpot_ms"`
-	ITLsMs           []float64 `json:"itls_ms"`
+	Source           string      `json:"source"`
+	OutputTokenCount json.Number `json:"output_token_count"` // a Python int, exact at any size
+	TTFTMs           float64     `json:"ttft_ms"`
+	TPOTMs           float64     `json:"tpot_ms"`
+	ITLsMs           []float64   `json:"itls_ms"`
 }
 
 type rowAlias Row
@@ -314,6 +314,7 @@ const (
 	WarnIncompleteSession    = "incomplete_session"
 	WarnLegacyEventNames     = "legacy_event_names"
 	WarnNegativeLatency      = "negative_latency"
+	WarnInvalidValue         = "invalid_server_value" // NaN/±Inf or unconvertible value written as null (issue 16)
 )
 
 // WarningCodes lists every known code with its default human text.
@@ -327,6 +328,7 @@ var WarningCodes = map[string]string{
 	WarnIncompleteSession:    "A session ended before it finished; metrics cover what arrived.",
 	WarnLegacyEventNames:     "The server used legacy event names, which vLLM metrics ignore.",
 	WarnNegativeLatency:      "A latency was negative (text received before response.created).",
+	WarnInvalidValue:         "A server value was not a finite number (or not convertible); it is written as null.",
 }
 
 // Warning is one validity warning: a code from WarningCodes and human text.

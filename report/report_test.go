@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/duplexscope/duplexscope/internal/golden"
+	"github.com/duplexscope/duplexscope/metrics/conformance"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/google/go-cmp/cmp"
 )
@@ -106,8 +107,9 @@ func TestImportRejects(t *testing.T) {
 		{"neither format", `{"results": []}`, "not a vLLM"},
 		{"not an object", `[1,2]`, "top level must be a JSON object"},
 		{"rows not a list", `{"duplex_request_metrics": {"a": 1}}`, "duplex_request_metrics: must be a JSON list"},
-		{"NaN", `{"duplex_request_metrics": [{"response_id": "r", "ttft_ms": NaN}]}`, "NaN"},
-		{"huge number", `{"duplex_session_metrics": [{"session_id": "s", "stream_rtf": 1e999}]}`, "stream_rtf: number"},
+		{"NaN outside a row", `{"duplex_request_metrics": {"ttft_ms": NaN}}`, "NaN"},
+		{"NaN in an unknown key", `{"hostile": NaN, "duplex_request_metrics": []}`, "NaN"},
+		{"1e999 in an unknown key", `{"hostile": 1e999, "duplex_session_metrics": []}`, "out of float64 range"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -351,5 +353,66 @@ func TestMergeShardsTurnTaking(t *testing.T) {
 	}
 	if err := report.Validate(m, report.DefaultLimits); err != nil {
 		t.Errorf("merged report invalid: %v", err)
+	}
+}
+
+// TestImportNonFinite: a vLLM file with Python's NaN/Infinity (or a literal
+// beyond float64) is imported, not lost: each such value becomes null and
+// gets an invalid_server_value warning naming its path; files without them
+// keep their exact bytes.
+func TestImportNonFinite(t *testing.T) {
+	cases := []struct {
+		name, in string
+		paths    []string
+		nulls    []string
+	}{
+		{"NaN in a row", `{"duplex_request_metrics": [{"session_id": "s", "request_index": 0, "response_id": "r", "ttft_ms": NaN, "ttfp_ms": 5}], "duplex_session_metrics": []}`,
+			[]string{"duplex_request_metrics[0].ttft_ms"}, []string{`"ttft_ms":null`}},
+		{"huge number in a session", `{"duplex_session_metrics": [{"session_id": "s", "audio_turn_count": 0, "ttft_ms": null, "ttfp_ms": null, "rtf": null, "stream_rtf": 1e999}]}`,
+			[]string{"duplex_session_metrics[0].stream_rtf"}, nil},
+		{"Infinity twice", `{"duplex_request_metrics": [{"session_id": "s", "request_index": 0, "response_id": "r", "ttfp_ms": Infinity, "rtf": -Infinity}]}`,
+			[]string{"duplex_request_metrics[0].ttfp_ms", "duplex_request_metrics[0].rtf"}, []string{`"ttfp_ms":null`, `"rtf":null`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := report.Import([]byte(tc.in), report.DefaultLimits, report.ImportOptions{})
+			if err != nil {
+				t.Fatalf("Import: %v", err)
+			}
+			var msgs []string
+			for _, w := range r.Warnings {
+				if w.Code == report.WarnInvalidValue {
+					msgs = append(msgs, w.Message)
+				}
+			}
+			if len(msgs) != len(tc.paths) {
+				t.Fatalf("invalid-value warnings %q, want one per %q", msgs, tc.paths)
+			}
+			for i, p := range tc.paths {
+				if !strings.Contains(msgs[i], p) {
+					t.Errorf("warning %q does not name %s", msgs[i], p)
+				}
+			}
+			b, err := report.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := conformance.StrictJSON(b); err != nil {
+				t.Errorf("report JSON: %v", err)
+			}
+			for _, n := range tc.nulls {
+				if !strings.Contains(string(b), n) {
+					t.Errorf("report lacks %s: %s", n, b)
+				}
+			}
+		})
+	}
+	clean := `{"duplex_request_metrics": [{"session_id": "s", "request_index": 0, "response_id": "r", "ttft_ms": 1e-7}], "duplex_session_metrics": []}`
+	r, err := report.Import([]byte(clean), report.DefaultLimits, report.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(r.Metrics.Requests[0].Raw()); got != `{"session_id": "s", "request_index": 0, "response_id": "r", "ttft_ms": 1e-7}` {
+		t.Errorf("a finite file's row changed: %s", got)
 	}
 }

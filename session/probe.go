@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -129,22 +130,17 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 	}
 	for _, e := range t.Events {
 		var ev struct {
-			Type       string  `json:"type"`
-			ResponseID string  `json:"response_id"`
-			PlayedMs   float64 `json:"played_ms"`
-			Delta      string  `json:"delta"`
-			Response   struct {
-				ID string `json:"id"`
-			} `json:"response"`
+			Type       string          `json:"type"`
+			ResponseID json.RawMessage `json:"response_id"`
+			Response   json.RawMessage `json:"response"`
+			PlayedMs   float64         `json:"played_ms"`
+			Delta      string          `json:"delta"`
 		}
 		if json.Unmarshal(e.Event, &ev) != nil {
 			continue
 		}
-		id := ev.ResponseID
-		if id == "" {
-			id = ev.Response.ID
-		}
-		if id == "" {
+		id, ok := protocol.IdentityOfFields(ev.ResponseID, ev.Response) // the metrics' rule
+		if !ok {
 			continue
 		}
 		tm := e.TMs

@@ -69,15 +69,15 @@ func parseInbound(data []byte) (in inbound, ok bool) {
 	return in, true
 }
 
+// responseID is the event's response identity, "" for none
+// (protocol.IdentityOf: "" is no identity, lone surrogates stay distinct).
 func (in *inbound) responseID() string {
-	var s string
-	if len(in.ResponseID) > 0 && in.ResponseID[0] == '"' && json.Unmarshal(in.ResponseID, &s) == nil {
-		return s
+	var inner json.RawMessage
+	if in.Response != nil {
+		inner = in.Response.ID
 	}
-	if in.Response != nil && len(in.Response.ID) > 0 && in.Response.ID[0] == '"' && json.Unmarshal(in.Response.ID, &s) == nil {
-		return s
-	}
-	return ""
+	id, _ := protocol.IdentityOf(in.ResponseID, inner)
+	return id
 }
 
 // seq returns server_event_seq when it is a JSON integer (true/false = 1/0).

@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 )
 
-// Decode reads a duplex-trace/v1 document. A missing (or null) "format" is
-// accepted, any other format is ErrFormat; a missing (or null) "kind" means
-// "session", an unknown kind is ErrKind. Malformed events inside a valid
+// Decode reads a duplex-trace/v1 document. A missing "format" is accepted,
+// any other format (null too) is ErrFormat; a missing "kind" means
+// "session", an unknown kind (null too) is ErrKind. The wrapper's types are
+// checked (README "Trace format"): an entry's t_ms must be a finite number
+// and dir a string, session.sample_id/split/session_id strings or null,
+// stream_start_ms a finite number or null, engine outputs' t_ms finite
+// numbers; anything else is an error naming the field. Malformed events inside a valid
 // document are not errors: metrics skip them. Python's NaN/Infinity tokens
 // are accepted (PythonJSON), as the reference's json.loads accepts them.
 func Decode(data []byte) (Document, error) {
@@ -99,19 +104,25 @@ func decodeHead(data []byte) (map[string]json.RawMessage, error) {
 	if obj == nil {
 		return nil, errors.New("trace: document must be a JSON object")
 	}
-	if raw, ok := obj["format"]; ok && !isNull(raw) {
+	if raw, ok := obj["format"]; ok {
 		var f string
-		if err := json.Unmarshal(raw, &f); err != nil || f != Format {
-			return nil, fmt.Errorf("%w %s (want %q)", ErrFormat, clip(raw), Format)
+		if err := json.Unmarshal(raw, &f); isNull(raw) || err != nil || f != Format {
+			return nil, fmt.Errorf("%w %s (want %q, or no format key)", ErrFormat, clip(raw), Format)
 		}
 	}
 	return obj, nil
 }
 
+// headKind returns the document's kind: a missing key means session; null
+// is an unknown kind (the reference's doc.get("kind", "session") is None,
+// which is no kind it scores), as is any other value.
 func headKind(obj map[string]json.RawMessage) (string, error) {
 	raw, ok := obj["kind"]
-	if !ok || isNull(raw) {
+	if !ok {
 		return KindSession, nil
+	}
+	if isNull(raw) {
+		return "", fmt.Errorf("%w: kind is null (want %q, %q or %q, or no kind key for a session)", ErrKind, KindSession, KindRun, KindEngineTPOT)
 	}
 	var k string
 	if err := json.Unmarshal(raw, &k); err != nil {
@@ -151,7 +162,7 @@ func sessionFrom(obj map[string]json.RawMessage) (Session, error) {
 	if s.Format, s.Description, err = head(obj); err != nil {
 		return Session{}, err
 	}
-	if raw, ok := obj["kind"]; ok && !isNull(raw) {
+	if _, ok := obj["kind"]; ok {
 		s.Kind = KindSession
 	}
 	s.Skipped = truthy(obj["skipped"])
@@ -161,16 +172,73 @@ func sessionFrom(obj map[string]json.RawMessage) (Session, error) {
 		}
 	}
 	if raw, ok := obj["events"]; ok && !isNull(raw) {
-		if err := json.Unmarshal(raw, &s.Events); err != nil {
-			return Session{}, fmt.Errorf("trace: events: %w", err)
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return Session{}, errors.New("trace: events must be a list of entries")
 		}
-	}
-	for i := range s.Events {
-		if s.Events[i].Event != nil {
-			s.Events[i].Event = append(json.RawMessage(nil), s.Events[i].Event...)
+		s.Events = make([]Event, len(list))
+		for i, e := range list {
+			if err := s.Events[i].UnmarshalJSON(e); err != nil {
+				return Session{}, fmt.Errorf("trace: events[%d]: %w", i, err)
+			}
 		}
 	}
 	return s, nil
+}
+
+// UnmarshalJSON decodes one trace entry: an object with t_ms a finite
+// number, dir a string and event any JSON value (kept raw; metrics read only
+// objects). Anything else is an error, never a guess.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+		return errors.New("an entry must be a JSON object with t_ms, dir and event")
+	}
+	t, err := finiteNumber(obj, "t_ms", true)
+	if err != nil {
+		return err
+	}
+	var out Event
+	out.TMs = *t
+	raw, ok := obj["dir"]
+	if !ok || json.Unmarshal(raw, &out.Dir) != nil || isNull(raw) {
+		return fmt.Errorf("dir must be a string (%q, %q or %q), got %s", DirRecv, DirSend, DirLocal, showRaw(raw, ok))
+	}
+	if raw, ok := obj["event"]; ok {
+		out.Event = append(json.RawMessage(nil), bytes.TrimSpace(raw)...)
+	}
+	*e = out
+	return nil
+}
+
+// finiteNumber reads key as a finite JSON number (not a boolean, not a
+// string, not NaN or an out-of-range literal such as Infinity). With
+// required a missing key is an error; else nil is returned for it.
+func finiteNumber(obj map[string]json.RawMessage, key string, required bool) (*float64, error) {
+	raw, ok := obj[key]
+	if !ok && !required {
+		return nil, nil
+	}
+	var f float64
+	if !ok || isNull(raw) || json.Unmarshal(raw, &f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("%s must be a finite number, got %s", key, showRaw(raw, ok))
+	}
+	return &f, nil
+}
+
+func showRaw(raw json.RawMessage, ok bool) string {
+	if !ok {
+		return "no " + "value"
+	}
+	switch s := string(bytes.TrimSpace(raw)); s {
+	case NaNLiteral:
+		return "NaN"
+	case InfLiteral:
+		return "Infinity"
+	case NegInfLiteral:
+		return "-Infinity"
+	}
+	return clip(raw)
 }
 
 func runFrom(obj map[string]json.RawMessage) (Run, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/duplexscope/duplexscope/trace"
@@ -148,7 +149,14 @@ func TestVectorsDecode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := trace.Decode(data); err != nil {
+		_, err = trace.Decode(data)
+		if strings.HasPrefix(filepath.Base(f), "must_refuse_kind_null") {
+			if !errors.Is(err, trace.ErrKind) || !strings.Contains(err.Error(), "kind") {
+				t.Errorf("%s: got %v, want an unknown-kind error naming kind", f, err)
+			}
+			continue
+		}
+		if err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -210,5 +218,56 @@ func TestSessionMarshalEmptyEvents(t *testing.T) {
 	}
 	if want := `{"kind":"session","session":{},"events":[]}`; string(b) != want {
 		t.Errorf("got %s, want %s", b, want)
+	}
+}
+
+// TestWrapperTypes: a trace outside the documented wrapper types (README
+// "Trace format") is an error naming the field, never a guess.
+func TestWrapperTypes(t *testing.T) {
+	t.Parallel()
+	ev := func(entry string) string { return `{"events":[` + entry + `]}` }
+	tests := []struct {
+		name, doc, wantErr string
+	}{
+		{"kind null", `{"kind":null,"events":[]}`, "kind is null"},
+		{"kind number", `{"kind":1}`, "unknown kind"},
+		{"format null", `{"format":null}`, "unknown format"},
+		{"t_ms string", ev(`{"t_ms":"1","dir":"recv","event":{}}`), "events[0]: t_ms must be a finite number"},
+		{"t_ms missing", ev(`{"dir":"recv","event":{}}`), "t_ms must be a finite number"},
+		{"t_ms null", ev(`{"t_ms":null,"dir":"recv","event":{}}`), "t_ms must be a finite number"},
+		{"t_ms bool", ev(`{"t_ms":true,"dir":"recv","event":{}}`), "t_ms must be a finite number"},
+		{"t_ms NaN", ev(`{"t_ms":NaN,"dir":"recv","event":{}}`), "t_ms must be a finite number, got NaN"},
+		{"t_ms Infinity", ev(`{"t_ms":Infinity,"dir":"recv","event":{}}`), "got Infinity"},
+		{"t_ms 1e999", ev(`{"t_ms":1e999,"dir":"recv","event":{}}`), "t_ms must be a finite number"},
+		{"dir missing", ev(`{"t_ms":1,"event":{}}`), "dir must be a string"},
+		{"dir number", ev(`{"t_ms":1,"dir":2,"event":{}}`), "dir must be a string"},
+		{"entry not an object", ev(`[1,"recv",{}]`), "events[0]: an entry must be a JSON object"},
+		{"events not a list", `{"events":{}}`, "events must be a list"},
+		{"sample_id number", `{"session":{"sample_id":5}}`, "session.sample_id must be a string or null"},
+		{"split bool", `{"session":{"split":true}}`, "session.split must be a string or null"},
+		{"session_id list", `{"session":{"session_id":[]}}`, "session.session_id must be a string or null"},
+		{"stream_start_ms string", `{"session":{"stream_start_ms":"5"}}`, "stream_start_ms must be a finite number or null"},
+		{"stream_start_ms Infinity", `{"session":{"stream_start_ms":Infinity}}`, "stream_start_ms must be a finite number or null, got Infinity"},
+		{"engine t_ms missing", `{"kind":"engine_tpot","outputs":[{"new_tokens":1}]}`, "t_ms must be a finite number"},
+		{"engine t_ms NaN", `{"kind":"engine_tpot","outputs":[{"t_ms":NaN,"new_tokens":1}]}`, "t_ms must be a finite number"},
+	}
+	for _, tc := range tests {
+		_, err := trace.Decode([]byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s: Decode(%s) = %v, want an error containing %q", tc.name, tc.doc, err, tc.wantErr)
+		}
+	}
+	ok := []string{
+		ev(`{"t_ms":1,"dir":"recv","event":{}}`),
+		ev(`{"t_ms":-5.5,"dir":"anything","event":"not an object"}`),
+		ev(`{"t_ms":1,"dir":"send"}`),
+		`{"session":{"sample_id":null,"split":null,"session_id":null,"stream_start_ms":null}}`,
+		`{"session":null}`,
+		`{"kind":"engine_tpot","outputs":[{"t_ms":0,"new_tokens":"x","segment":{"a":[1]}}]}`,
+	}
+	for _, doc := range ok {
+		if _, err := trace.Decode([]byte(doc)); err != nil {
+			t.Errorf("Decode(%s): %v", doc, err)
+		}
 	}
 }

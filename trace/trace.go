@@ -177,11 +177,11 @@ func (m *SessionMeta) UnmarshalJSON(data []byte) error {
 	}
 	out.SessionIDNull = present && out.SessionID == nil
 	if raw, ok := obj["stream_start_ms"]; ok && !isNull(raw) {
-		var f float64
-		if err := json.Unmarshal(raw, &f); err != nil {
-			return fmt.Errorf("trace: session.stream_start_ms must be a number or null")
+		f, err := finiteNumber(obj, "stream_start_ms", true)
+		if err != nil {
+			return fmt.Errorf("trace: session.stream_start_ms must be a finite number or null, got %s", showRaw(raw, true))
 		}
-		out.StreamStartMs = &f
+		out.StreamStartMs = f
 	}
 	if raw, ok := obj["input_audio_duration_ms"]; ok {
 		var f float64
@@ -258,11 +258,11 @@ func (o *EngineOutput) UnmarshalJSON(data []byte) error {
 		return errors.New("trace: engine output must be an object")
 	}
 	var out EngineOutput
-	if raw, ok := obj["t_ms"]; ok && !isNull(raw) {
-		if err := json.Unmarshal(raw, &out.TMs); err != nil {
-			return errors.New("trace: engine output t_ms must be a number")
-		}
+	t, err := finiteNumber(obj, "t_ms", true)
+	if err != nil {
+		return fmt.Errorf("trace: engine output: %w", err)
 	}
+	out.TMs = *t
 	if raw, ok := obj["new_tokens"]; ok {
 		out.NewTokens = append(json.RawMessage(nil), raw...)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -99,12 +100,14 @@ func (r *Recorder) Add(ev trace.Event) {
 		Audio      json.RawMessage `json:"audio"`
 		Delta      json.RawMessage `json:"delta"`
 		RateHz     json.RawMessage `json:"sample_rate_hz"`
-		ResponseID string          `json:"response_id"`
+		ResponseID json.RawMessage `json:"response_id"`
+		Response   json.RawMessage `json:"response"`
 		Transcript string          `json:"transcript"`
 	}
 	if json.Unmarshal(ev.Event, &e) != nil {
 		return
 	}
+	rid, _ := protocol.IdentityOfFields(e.ResponseID, e.Response) // "" = none, as metrics
 	switch {
 	case ev.Dir == trace.DirSend && e.Type == "input_audio_buffer.append":
 		pcm, rate := decodePCM(e.Audio, e.RateHz, 16000)
@@ -127,16 +130,16 @@ func (r *Recorder) Add(ev trace.Event) {
 		}
 		start := max(ev.TMs, r.modelNext)
 		c.model = append(c.model, Chunk{StartMs: start, Rate: rate, PCM: pcm})
-		c.modelResp = append(c.modelResp, e.ResponseID)
+		c.modelResp = append(c.modelResp, rid)
 		r.modelNext = start + float64(len(pcm)/2)*1000/float64(rate)
 	case ev.Dir == trace.DirRecv && e.Type == "output_audio_buffer.cleared":
 		c.model, c.modelResp = cutAt(c.model, c.modelResp, ev.TMs)
 		r.modelNext = min(r.modelNext, ev.TMs)
-	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.delta" && !r.done[e.ResponseID]:
-		c.transcript[e.ResponseID] += pcmString(e.Delta)
+	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.delta" && !r.done[rid]:
+		c.transcript[rid] += pcmString(e.Delta)
 	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.done":
 		if e.Transcript != "" {
-			c.transcript[e.ResponseID], r.done[e.ResponseID] = e.Transcript, true
+			c.transcript[rid], r.done[rid] = e.Transcript, true
 		}
 	}
 }

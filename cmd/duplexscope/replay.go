@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -34,6 +35,9 @@ pacing lag on the client send clock, incomplete flag, warnings).
   --pretty  indent the JSON
 
 Exit status 2 for an unreadable file or one that is not a session trace.
+Unlike score, a value the reference raises on (NaN/Infinity from the server,
+int("abc")) does not stop a replay: it is printed as null and a warning
+naming its JSON path goes to stderr.
 
 Examples:
   duplexscope replay out/traces/builtin__greeting.trace.json
@@ -96,7 +100,7 @@ func replayCmd(_ context.Context, args []string, stdout, stderr io.Writer) error
 			results = append(results, res)
 			continue
 		}
-		line, err := replayLine(res, t)
+		line, err := replayLine(res, t, func(msg string) { fmt.Fprintf(stderr, "replay: warning: %s: %s\n", name, msg) })
 		if err != nil {
 			return fmt.Errorf("replay: %s: %w", name, err)
 		}
@@ -105,9 +109,14 @@ func replayCmd(_ context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if *asRun {
-		b, err := metrics.BuildReport(results).RunObject().MarshalJSON()
+		dm := metrics.BuildReport(results)
+		clean, _ := metrics.Finite(dm.RunObject()) // a bad server value is null, not a lost run
+		b, err := clean.(metrics.Object).MarshalJSON()
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
+		}
+		for _, w := range report.ValueWarnings(dm) {
+			fmt.Fprintf(stderr, "replay: warning: %s\n", w.Message)
 		}
 		return emit(b)
 	}
@@ -116,8 +125,17 @@ func replayCmd(_ context.Context, args []string, stdout, stderr io.Writer) error
 
 // replayLine is the score layout of one session plus the wire log's
 // "duplexscope" annotations.
-func replayLine(res metrics.SessionResult, t trace.Session) ([]byte, error) {
-	b, err := res.Object().MarshalJSON()
+// Values the reference raises on are written as null (never NaN or
+// Infinity) and reported through warn, naming the field.
+func replayLine(res metrics.SessionResult, t trace.Session, warn func(string)) ([]byte, error) {
+	clean, paths := metrics.Finite(res.Object())
+	for _, p := range paths {
+		warn(p + " was not a finite number; written as null")
+	}
+	for _, f := range res.Faults {
+		warn(f.Path + ": " + f.Reason + "; written as null")
+	}
+	b, err := clean.(metrics.Object).MarshalJSON()
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
@@ -685,6 +686,7 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 	if err != nil {
 		return nil, fmt.Errorf("run: report: %w", err)
 	}
+	rep.Warnings = append(rep.Warnings, report.ValueWarnings(dm)...) // values written as null
 	frame := float64(o.FrameMs)
 	var lagging, legacy, underruns int
 	tt := &ttCollector{}
@@ -778,24 +780,21 @@ func responseExtras(t *trace.Session) []report.ResponseExtra {
 	}
 	for _, e := range t.Events {
 		var ev struct {
-			Type       string  `json:"type"`
-			ResponseID string  `json:"response_id"`
-			Transcript string  `json:"transcript"`
-			Cleared    bool    `json:"cleared"`
-			UnderrunMs float64 `json:"underrun_ms"`
+			Type       string          `json:"type"`
+			ResponseID json.RawMessage `json:"response_id"`
+			Transcript string          `json:"transcript"`
+			Cleared    bool            `json:"cleared"`
+			UnderrunMs float64         `json:"underrun_ms"`
 			Response   struct {
-				ID     string `json:"id"`
-				Status string `json:"status"`
+				ID     json.RawMessage `json:"id"`
+				Status string          `json:"status"`
 			} `json:"response"`
 		}
 		if json.Unmarshal(e.Event, &ev) != nil {
 			continue
 		}
-		id := ev.ResponseID
-		if id == "" {
-			id = ev.Response.ID
-		}
-		if id == "" {
+		id, ok := protocol.IdentityOf(ev.ResponseID, ev.Response.ID) // the metrics' rule
+		if !ok {
 			continue
 		}
 		switch {
@@ -874,7 +873,8 @@ func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runS
 		}
 		head = append(head, m)
 	}
-	b, err := head.MarshalJSON()
+	clean, _ := metrics.Finite(head) // a non-finite run-level value is null, as in duplex_metrics.json (report.json warns)
+	b, err := clean.(metrics.Object).MarshalJSON()
 	if err != nil {
 		b = []byte("{}")
 	}

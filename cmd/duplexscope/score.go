@@ -21,8 +21,13 @@ golden-vector format, also the wire log a session records) and prints, for
 each file in argument order, one line of JSON (NDJSON) in the layout of the
 matching *.expected.json (METRICS.md "Conformance").
 
-Exit status 2 (message on stderr) for an unreadable trace or an unknown
-format/kind; lines for the files before it have been printed.
+Exit status 2 (message on stderr) for an unreadable trace, an unknown
+format/kind ("kind": null too), a wrapper outside the documented types
+(README "Trace format": t_ms a finite number, …), and wherever the
+reference raises: a value that would print as NaN or ±Infinity (the message
+names its JSON path, e.g. session_metrics.ttft_ms.mean) or a conversion
+Python cannot do (int("abc")). Output is always strict JSON. Lines for the
+files before it have been printed.
 
 Examples:
   duplexscope score session.trace.json

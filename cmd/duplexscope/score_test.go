@@ -20,9 +20,15 @@ var vectorDir = filepath.Join("..", "..", "metrics", "testdata", "vectors")
 // expected file at the README tolerance.
 func TestScoreVectors(t *testing.T) {
 	t.Parallel()
-	traces, err := filepath.Glob(filepath.Join(vectorDir, "*.trace.json"))
-	if err != nil || len(traces) < 8 {
-		t.Fatalf("vectors: %v (%d found)", err, len(traces))
+	all, err := filepath.Glob(filepath.Join(vectorDir, "*.trace.json"))
+	if err != nil || len(all) < 8+20 {
+		t.Fatalf("vectors: %v (%d found)", err, len(all))
+	}
+	var traces []string
+	for _, tr := range all {
+		if !strings.HasPrefix(filepath.Base(tr), "must_refuse_") {
+			traces = append(traces, tr)
+		}
 	}
 	// Reverse order proves lines follow argument order, not file order.
 	for i, j := 0, len(traces)-1; i < j; i, j = i+1, j-1 {
@@ -72,6 +78,12 @@ func TestScoreErrors(t *testing.T) {
 		{"no arguments", nil, 2, 0, "no trace files"},
 		{"invalid existing report", []string{write("run.json", `{"kind":"run","existing_report":[],"sessions":[]}`)}, 2, 0, "must contain a JSON object"},
 		{"good file", []string{good}, 0, 1, ""},
+		// The edge vectors the reference raises on: exit 2, the field named.
+		{"kind null", []string{filepath.Join(vectorDir, "must_refuse_kind_null_go_scores.trace.json")}, 2, 0, "kind"},
+		{"non-finite stage-0 value", []string{good, filepath.Join(vectorDir, "must_refuse_nonfinite_go_prints_infinity.trace.json")}, 2, 1, "request_metrics[0].stage0_tokens.tpot_ms"},
+		{"overflowing mean", []string{filepath.Join(vectorDir, "must_refuse_overflow_go_prints_infinity.trace.json")}, 2, 0, "session_metrics.ttft_ms.mean"},
+		{"t_ms not finite", []string{write("tms.json", `{"events":[{"t_ms":Infinity,"dir":"recv","event":{}}]}`)}, 2, 0, "events[0]: t_ms must be a finite number"},
+		{"int() raises", []string{write("int.json", `{"events":[{"t_ms":1,"dir":"recv","event":{"type":"response.created","response_id":"r"}},{"t_ms":2,"dir":"recv","event":{"response_id":"r","metadata":{"stage_metrics":{"0":{"num_tokens_out":"many"}}}}}]}`)}, 2, 0, "stage0_tokens.output_token_count"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -150,3 +150,47 @@ func show(v any) string {
 	}
 	return string(b)
 }
+
+// StrictJSON returns nil when b is one standard JSON value that every JSON
+// reader accepts as written: encoding/json decodes it (so no bare NaN,
+// Infinity or -Infinity token), nothing trails it, and every number with a
+// fraction or exponent is a finite float64 (no 1e999 standing in for an
+// infinity). Integers may have any size: Python ints are exact. It is the
+// check for "duplexscope never writes a non-finite number".
+func StrictJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("strict JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("strict JSON: trailing data")
+	}
+	return finiteNumbers("$", v)
+}
+
+func finiteNumbers(path string, v any) error {
+	switch v := v.(type) {
+	case json.Number:
+		s := string(v)
+		if bytes.ContainsAny([]byte(s), ".eE") {
+			if f, err := strconv.ParseFloat(s, 64); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				return fmt.Errorf("strict JSON: %s = %s is not a finite number", path, s)
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if err := finiteNumbers(fmt.Sprintf("%s[%d]", path, i), e); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			if err := finiteNumbers(path+"."+k, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
