@@ -119,6 +119,14 @@ func (p *loadPage) Render() app.UI {
 		app.P().ID("load-status").Class(statusClass(snap.Phase)).Attr("data-phase", snap.Phase).Text(orText(snap.Status, "Ready. Press Start.")),
 		app.If(snap.Error != "" && snap.Phase != phaseFailed, func() app.UI { return app.P().Class("ds-status ds-error").Text(snap.Error) }),
 		&shareBox{Share: snap.Share, Phase: snap.Phase},
+		app.If(len(snap.RunLinks) > 0, func() app.UI {
+			return app.Div().ID("load-runner-links").Class("ds-hint").Body(
+				app.Text("Links for the other runners of this run (they carry its capability: share them only with those runners):"),
+				app.Ul().Body(app.Range(snap.RunLinks).Slice(func(i int) app.UI {
+					return app.Li().Body(app.A().Href(snap.RunLinks[i]).Text(snap.RunLinks[i]))
+				})),
+			)
+		}),
 		app.If(len(snap.Warnings) > 0, func() app.UI {
 			return app.Ul().Class("ds-warnings").Body(app.Range(snap.Warnings).Slice(func(i int) app.UI { return app.Li().Text(snap.Warnings[i]) }))
 		}),

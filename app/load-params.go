@@ -21,6 +21,9 @@ type LoadSettings struct {
 	Shard  int     // shard=i/n: this page is runner i of n (needs run_id)
 	Shards int
 	Watch  bool // watch=1: only show run_id's pooled curve
+	// RunCap is cap=: the run capability a runner link carries (the run's
+	// creator hands it out; the other shards need it to join).
+	RunCap string
 }
 
 // DefaultJoinS is the join-under-load delay when join_s is not given.
@@ -76,6 +79,16 @@ func ParseLoadSettings(q url.Values, def LoadSettings) (LoadSettings, []error) {
 			s.Shard, s.Shards = i, n
 		}
 	}
+	if v := q.Get("cap"); v != "" {
+		switch {
+		case !loadrun.ValidRunCap(v):
+			errs = append(errs, fmt.Errorf("cap: not a run capability (22–128 letters, digits, '-' or '_')"))
+		case s.RunID == "":
+			errs = append(errs, fmt.Errorf("cap needs run_id"))
+		default:
+			s.RunCap = v
+		}
+	}
 	if v := q.Get("watch"); v == "1" || v == "true" {
 		if s.RunID == "" {
 			errs = append(errs, fmt.Errorf("watch=1 needs run_id"))
@@ -106,7 +119,28 @@ func (s LoadSettings) Query() url.Values {
 	if s.Watch {
 		q.Set("watch", "1")
 	}
+	if s.RunCap != "" {
+		q.Set("cap", s.RunCap)
+	}
 	return q
+}
+
+// runnerLinks returns the /load links of run's other shards, each carrying
+// the run capability (empty without shards or capability).
+func (s LoadSettings) runnerLinks() []string {
+	if s.Shards < 2 || s.RunCap == "" {
+		return nil
+	}
+	var out []string
+	for i := 1; i <= s.Shards; i++ {
+		if i == s.Shard {
+			continue
+		}
+		o := s
+		o.Shard, o.Watch = i, false
+		out = append(out, "/load?"+o.Query().Encode())
+	}
+	return out
 }
 
 // runner names this page in the load curve's sessions.

@@ -87,7 +87,7 @@ func newLoadRun(s LoadSettings, publish func(*loadSnapshot)) *loadRun {
 	r := &loadRun{s: s, ctx: ctx, cancel: cancel, publish: publish, ticks: make(chan int, 64), phase: phaseIdle}
 	if s.RunID != "" {
 		r.hub = &loadrun.Client{Base: pageOrigin(), RunID: s.RunID, Shard: max(1, s.Shard), Shards: max(1, s.Shards),
-			Levels: s.Levels, Token: uploadCapability(), Wait: 10 * time.Minute}
+			Levels: s.Levels, Token: uploadCapability(), RunCap: s.RunCap, Wait: 10 * time.Minute}
 	}
 	return r
 }
@@ -108,6 +108,17 @@ func (r *loadRun) run() {
 		return
 	}
 	r.clips = clips
+	if r.hub != nil {
+		// Create the run (or join it with cap=) before any barrier: the
+		// creator's page then shows the other runners' links.
+		if _, err := r.hub.Create(r.ctx); err != nil {
+			r.fail(err)
+			return
+		}
+		r.mu.Lock()
+		r.s.RunCap = r.hub.RunCap
+		r.mu.Unlock()
+	}
 	clock, err := newFrameClock(r.s.FrameMs, r.onTick)
 	if err != nil {
 		r.fail(err)
@@ -547,7 +558,7 @@ func (r *loadRun) maybePublish(force bool) {
 // snapshotLocked builds the view's input; r.mu is held.
 func (r *loadRun) snapshotLocked() *loadSnapshot {
 	in := loadViewInput{Phase: r.phase, Status: r.status, Own: append([]loadcurve.Level(nil), r.levels...),
-		Share: r.share, RunID: r.s.RunID, Shards: r.s.Shards, Watch: r.s.Watch, TicksDropped: r.ticksDropped}
+		Share: r.share, RunID: r.s.RunID, Shards: r.s.Shards, Watch: r.s.Watch, TicksDropped: r.ticksDropped, RunLinks: r.s.runnerLinks()}
 	if r.err != nil {
 		in.Error = errorWords(r.err)
 	}

@@ -29,6 +29,7 @@ type loadViewInput struct {
 	Shards               int
 	Watch                bool
 	TicksDropped         int
+	RunLinks             []string // the other shards' /load links (with cap=)
 }
 
 // loadRow is a row of the levels table.
@@ -48,13 +49,14 @@ type loadSnapshot struct {
 	Sessions             []sessDot
 	Share                shareInfo
 	Warnings             []string
+	RunLinks             []string // the other shards' runner links
 }
 
 // buildLoadView turns the runner's state into the page's snapshot: the
 // pooled curve of every runner when the run is shared (shard=i/n or
 // watch=1), else this page's levels plus the running one.
 func buildLoadView(in loadViewInput) *loadSnapshot {
-	s := &loadSnapshot{Phase: in.Phase, Status: in.Status, Error: in.Error, Sessions: in.Sessions, Share: in.Share}
+	s := &loadSnapshot{Phase: in.Phase, Status: in.Status, Error: in.Error, Sessions: in.Sessions, Share: in.Share, RunLinks: in.RunLinks}
 	levels := append([]loadcurve.Level(nil), in.Own...)
 	if in.Running != nil {
 		levels = append(levels, *in.Running)

@@ -45,7 +45,7 @@ func (s *Sim) WS(query string) string {
 
 // StartSimInProcess serves sim.New(nil) on 127.0.0.1 in this process.
 func StartSimInProcess() (*Sim, error) {
-	s, err := sim.New(nil)
+	s, err := sim.New(&sim.Options{MaxSessions: 4096}) // the capacity bench goes past the default session cap
 	if err != nil {
 		return nil, fmt.Errorf("bench: simulator: %w", err)
 	}

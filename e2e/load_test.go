@@ -153,7 +153,8 @@ func TestPageLoadCurveShared(t *testing.T) {
 	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancelT()
 	q := func(shard string) url.Values {
-		return url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0.6"}, "run_id": {"e2e-shared"}, "shard": {shard}}
+		return url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0.6"}, "run_id": {"e2e-shared"}, "shard": {shard},
+			"cap": {"e2e-shared-run-capability"}} // both runners bring the run's capability: whoever comes first creates it
 	}
 	tab2, cancel2 := chromedp.NewContext(ctx)
 	defer cancel2()

@@ -25,7 +25,10 @@ type Client struct {
 	Levels []int
 	// Token is sent as Authorization: Bearer (write token or page capability).
 	Token string
-	HTTP  *http.Client // nil: http.DefaultClient
+	// RunCap is the run capability (CapHeader): the other shards get it from
+	// the runner that created the run; Create fills it in.
+	RunCap string
+	HTTP   *http.Client // nil: http.DefaultClient
 	// Wait is how long the server may hold a Ready (0: the server's 2 min).
 	Wait time.Duration
 }
@@ -43,6 +46,17 @@ func (c *Client) Ready(ctx context.Context, n int) (ReadyResponse, error) {
 		p += "?wait_s=" + strconv.FormatFloat(c.Wait.Seconds(), 'f', -1, 64)
 	}
 	err := c.do(ctx, http.MethodPost, p, ReadyRequest{Level: n, Shard: c.Shard, Shards: c.Shards, Levels: c.Levels}, &out)
+	return out, err
+}
+
+// Create creates the run (or confirms it when RunCap is its capability)
+// and sets RunCap. Call it before the other methods, not concurrently.
+func (c *Client) Create(ctx context.Context) (CreateResponse, error) {
+	var out CreateResponse
+	err := c.do(ctx, http.MethodPost, c.path(""), CreateRequest{Shards: c.Shards, Levels: c.Levels}, &out)
+	if err == nil {
+		c.RunCap = out.RunCap
+	}
 	return out, err
 }
 
@@ -78,6 +92,9 @@ func (c *Client) do(ctx context.Context, method, u string, in, out any) error {
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.RunCap != "" {
+		req.Header.Set(CapHeader, c.RunCap)
 	}
 	hc := c.HTTP
 	if hc == nil {

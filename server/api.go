@@ -638,9 +638,13 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	resp, err := s.loadRun(ctx, run)
+	m, err := s.mergedRun(ctx, run) // runcache.go: bounded, cached
 	if errors.Is(err, archive.ErrNotFound) {
 		writeError(w, http.StatusNotFound, "no run "+run, nil)
+		return
+	}
+	if errors.Is(err, errRunTooLarge) {
+		writeError(w, http.StatusRequestEntityTooLarge, err.Error(), nil)
 		return
 	}
 	if err != nil {
@@ -648,7 +652,10 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "merging the run failed: "+err.Error(), nil)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8") // as writeJSON
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(m.json)
 }
 
 // Health is the body of GET /healthz.

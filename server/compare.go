@@ -3,6 +3,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -19,6 +20,17 @@ import (
 
 // Resamples is the bootstrap size of the compare page.
 const Resamples = 1000
+
+// Bounds of the compare page's work.
+const (
+	// CompareRowCap is how many responses per run the bootstrap and the
+	// charts use; a bigger run is subsampled evenly over its sorted values
+	// (the page says so). Means and percentiles use every response.
+	CompareRowCap = 5000
+	// CompareConcurrency is how many compare pages are computed at once;
+	// more get 503 with Retry-After.
+	CompareConcurrency = 2
+)
 
 type compareReport struct {
 	ID, Label string
@@ -46,6 +58,25 @@ type compareView struct {
 	Threshold    float64
 	Seed         uint64
 	Resamples    int
+	// Subsampled names the runs whose bootstrap used CompareRowCap of their responses.
+	Subsampled string
+	RowCap     int
+}
+
+// subsample returns at most n values evenly spaced over sorted, ends included (the same
+// slice when it is short enough), keeping its distribution's shape.
+func subsample(sorted []float64, n int) []float64 {
+	if len(sorted) <= n {
+		return sorted
+	}
+	if n < 2 {
+		return sorted[:n]
+	}
+	out := make([]float64, n)
+	for i := range out { // both ends kept: the minimum and the maximum
+		out[i] = sorted[int(int64(i)*int64(len(sorted)-1)/int64(n-1))]
+	}
+	return out
 }
 
 // compareMetrics are the per-response metrics compared (lower is better).
@@ -76,7 +107,7 @@ func nearestRank(sorted []float64, p float64) float64 { return metrics.Percentil
 // mean, p50 and p99, resampling both sorted samples with replacement from
 // rng. A resample is kept as counts per sorted position, so each statistic
 // is one O(n) pass (no sorting per resample).
-func bootstrap(rng *rand.Rand, a, b []float64, n int) [][2]float64 {
+func bootstrap(ctx context.Context, rng *rand.Rand, a, b []float64, n int) ([][2]float64, error) {
 	diffs := make([][]float64, len(compareStats))
 	for k := range diffs {
 		diffs[k] = make([]float64, 0, n)
@@ -84,6 +115,9 @@ func bootstrap(rng *rand.Rand, a, b []float64, n int) [][2]float64 {
 	ca, cb := make([]int32, len(a)), make([]int32, len(b))
 	var sa, sb [3]float64
 	for it := 0; it < n; it++ {
+		if it%16 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err() // the client left: stop computing its page
+		}
 		resampleStats(rng, a, ca, &sa)
 		resampleStats(rng, b, cb, &sb)
 		for k := range compareStats {
@@ -95,7 +129,7 @@ func bootstrap(rng *rand.Rand, a, b []float64, n int) [][2]float64 {
 		slices.Sort(diffs[k])
 		out[k] = [2]float64{quantile(diffs[k], 0.025), quantile(diffs[k], 0.975)}
 	}
-	return out
+	return out, nil
 }
 
 // resampleStats draws len(sorted) values with replacement and stores their
@@ -152,8 +186,15 @@ func datasetOf(r *report.Report) string {
 }
 
 // buildCompare compares reports[1:] against reports[0].
-func buildCompare(reports []compareReport, threshold float64, seed uint64) compareView {
-	v := compareView{Reports: reports, Threshold: threshold, Seed: seed, Resamples: Resamples, Baseline: reports[0].Label}
+func buildCompare(ctx context.Context, reports []compareReport, threshold float64, seed uint64) (compareView, error) {
+	v := compareView{Reports: reports, Threshold: threshold, Seed: seed, Resamples: Resamples, Baseline: reports[0].Label, RowCap: CompareRowCap}
+	var big []string
+	for _, cr := range reports {
+		if len(cr.R.Metrics.Requests) > CompareRowCap {
+			big = append(big, cr.Label)
+		}
+	}
+	v.Subsampled = strings.Join(big, ", ")
 	facts := []struct {
 		name string
 		f    func(*report.Report) string
@@ -192,7 +233,10 @@ func buildCompare(reports []compareReport, threshold float64, seed uint64) compa
 			}
 			slices.Sort(a)
 			slices.Sort(b)
-			cis := bootstrap(rng, a, b, Resamples)
+			cis, err := bootstrap(ctx, rng, subsample(a, CompareRowCap), subsample(b, CompareRowCap), Resamples)
+			if err != nil {
+				return v, err
+			}
 			clock := clockClient
 			if m.key != "rtf" {
 				clock = majoritySource(cr.R.Metrics.Requests)
@@ -226,7 +270,7 @@ func buildCompare(reports []compareReport, threshold float64, seed uint64) compa
 			}
 		}
 	}
-	return v
+	return v, nil
 }
 
 func signed(s string, x float64) string {
@@ -275,6 +319,12 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusBadRequest, "Compare needs 2–8 runs", "Use /compare?ids=A,B[,C…] with report ids; the first is the baseline.")
 		return
 	}
+	for i, id := range ids {
+		if j := slices.Index(ids, id); j < i {
+			s.errorPage(w, http.StatusBadRequest, "The same run twice", fmt.Sprintf("Items %d and %d of ids are both %s; compare different runs.", j+1, i+1, id))
+			return
+		}
+	}
 	threshold := 10.0
 	if t := q.Get("threshold"); t != "" {
 		f, err := strconv.ParseFloat(t, 64)
@@ -284,10 +334,24 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		}
 		threshold = f
 	}
+	select {
+	case s.compareSem <- struct{}{}:
+		defer func() { <-s.compareSem }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		s.errorPage(w, http.StatusServiceUnavailable, "Compare is busy", fmt.Sprintf("The server is computing %d comparisons already; try again in a few seconds.", CompareConcurrency))
+		return
+	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	var reports []compareReport
 	for i, id := range ids {
+		if ctx.Err() != nil { // the client left, or the time is up: stop reading reports
+			if r.Context().Err() == nil {
+				s.errorPage(w, http.StatusServiceUnavailable, "Compare took too long", "The reports could not be read in time; try again.")
+			}
+			return
+		}
 		if !archive.ValidID(id) {
 			s.errorPage(w, http.StatusBadRequest, "Not a report id", fmt.Sprintf("Item %d of ids is not a report id.", i+1))
 			return
@@ -305,7 +369,13 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		label := string(rune('A'+i)) + ": " + rep.Run.Model
 		reports = append(reports, compareReport{ID: id, Label: label, R: rep})
 	}
-	v := buildCompare(reports, threshold, s.cfg.Seed)
+	v, err := buildCompare(ctx, reports, threshold, s.cfg.Seed)
+	if err != nil {
+		if r.Context().Err() == nil { // the time limit, not a client that left
+			s.errorPage(w, http.StatusServiceUnavailable, "Compare took too long", "The comparison did not finish in time; compare fewer or smaller runs.")
+		}
+		return
+	}
 	p := &page{Heading: "Compare", compareView: v}
 	p.Verdict = compareVerdict(v)
 	p.Title = "duplexscope · compare " + strconv.Itoa(len(reports)) + " runs · " + p.Verdict.Text
@@ -316,7 +386,12 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		names = names[:0]
 		for _, cr := range reports {
 			names = append(names, cr.Label+" ("+majoritySource(cr.R.Metrics.Requests)+")")
-			vals = append(vals, report.Values(cr.R.Metrics.Requests, m.key))
+			vs := report.Values(cr.R.Metrics.Requests, m.key)
+			if len(vs) > CompareRowCap {
+				slices.Sort(vs)
+				vs = subsample(vs, CompareRowCap)
+			}
+			vals = append(vals, vs)
 		}
 		p.Charts = append(p.Charts, distributionChart("chart-dist-"+m.key, m.key, names, vals))
 	}

@@ -3,10 +3,17 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/duplexscope/duplexscope/archive"
 )
 
 // TestResampleStats: the counting resample gives exactly what sorting the
@@ -40,5 +47,67 @@ func TestResampleStats(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBootstrapStopsWhenCancelled: a cancelled context ends the bootstrap
+// before it resamples (the page of a client that left is not computed).
+func TestBootstrapStopsWhenCancelled(t *testing.T) {
+	a := make([]float64, 1000)
+	for i := range a {
+		a[i] = float64(i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := bootstrap(ctx, rand.New(rand.NewPCG(1, 2)), a, a, Resamples); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled bootstrap: %v, want context.Canceled", err)
+	}
+	if _, err := bootstrap(context.Background(), rand.New(rand.NewPCG(1, 2)), a, a, 10); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSubsample: at most n values, evenly spread, the short case untouched.
+func TestSubsample(t *testing.T) {
+	tests := []struct{ len, n, want int }{{10, 20, 10}, {20, 20, 20}, {100000, 20000, 20000}, {7, 3, 3}}
+	for _, tc := range tests {
+		s := make([]float64, tc.len)
+		for i := range s {
+			s[i] = float64(i)
+		}
+		got := subsample(s, tc.n)
+		if len(got) != tc.want {
+			t.Errorf("subsample(%d, %d): %d values, want %d", tc.len, tc.n, len(got), tc.want)
+			continue
+		}
+		if !slices.IsSorted(got) || got[0] != 0 {
+			t.Errorf("subsample(%d, %d) not an ordered spread from the minimum: %v…", tc.len, tc.n, got[:min(5, len(got))])
+		}
+		if got[len(got)-1] != float64(tc.len-1) {
+			t.Errorf("subsample(%d, %d) stops at %v, want the maximum", tc.len, tc.n, got[len(got)-1])
+		}
+	}
+}
+
+// TestCompareBusy: with every compare slot taken, the next compare gets
+// 503 and Retry-After instead of queueing more CPU work.
+func TestCompareBusy(t *testing.T) {
+	s, err := New(Config{Store: archive.NewMemory()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range CompareConcurrency {
+		s.compareSem <- struct{}{}
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "/compare?ids=aaaaaaaaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbbbbbbbb", nil))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "busy") {
+		t.Fatalf("busy compare: %d %q %.200s", w.Code, w.Header().Get("Retry-After"), w.Body.String())
+	}
+	<-s.compareSem
+	w = httptest.NewRecorder()
+	s.ServeHTTP(w, httptest.NewRequest("GET", "/compare?ids=aaaaaaaaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbbbbbbbb", nil))
+	if w.Code == http.StatusServiceUnavailable {
+		t.Fatalf("a free slot still refused: %d", w.Code)
 	}
 }

@@ -80,6 +80,7 @@ type link struct{ Name, URL, Note string }
 type shardView struct {
 	Received, Count int
 	Final           bool
+	Shown, Total    int // responses in the table and charts / in the run
 }
 
 // page is the data of every page template.
@@ -213,9 +214,13 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
-	resp, err := s.loadRun(ctx, run)
+	m, err := s.mergedRun(ctx, run)
 	if errors.Is(err, archive.ErrNotFound) {
 		s.errorPage(w, http.StatusNotFound, "Run not found", "No shard of this run has been uploaded yet.")
+		return
+	}
+	if errors.Is(err, errRunTooLarge) {
+		s.errorPage(w, http.StatusRequestEntityTooLarge, "Run too large to merge", err.Error())
 		return
 	}
 	if err != nil {
@@ -223,8 +228,13 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The run could not be merged.")
 		return
 	}
-	p := reportPage(resp.Report, "Run "+run+" of "+resp.Report.Run.Model)
-	p.Shards = &shardView{Received: len(resp.ShardsReceived), Count: resp.ShardCount, Final: resp.Final}
+	resp := m.resp
+	shown := pageReport(resp.Report, runPageRows)
+	p := reportPage(shown, "Run "+run+" of "+resp.Report.Run.Model)
+	p.Cards, p.Verdict = cardsFor(resp.Report) // the numbers from every response
+	p.Description = p.Verdict.Text
+	p.Shards = &shardView{Received: len(resp.ShardsReceived), Count: resp.ShardCount, Final: resp.Final,
+		Shown: len(shown.Metrics.Requests), Total: len(resp.Report.Metrics.Requests)}
 	p.Downloads = []link{{"run.json", "/api/runs/" + url.PathEscape(run), "merged report with shard status"}}
 	for i, id := range resp.ShardIDs {
 		p.Downloads = append(p.Downloads, link{fmt.Sprintf("shard upload %d", i+1), "/r/" + id, "share page of one upload"})

@@ -187,7 +187,7 @@ func TestCompare(t *testing.T) {
 	if string(a) != string(b) {
 		t.Error("compare page is not deterministic")
 	}
-	for _, bad := range []string{"ids=" + base, "ids=" + base + ",nope", "ids=" + base + "," + strings.Repeat("q", 32), "ids=" + base + "," + same + "&threshold=-1"} {
+	for _, bad := range []string{"ids=" + base + "," + base, "ids=" + base + "," + same + "," + base, "ids=" + base, "ids=" + base + ",nope", "ids=" + base + "," + strings.Repeat("q", 32), "ids=" + base + "," + same + "&threshold=-1"} {
 		if c, _, _ := e.do("GET", "/compare?"+bad, nil); c < 400 || c >= 500 {
 			t.Errorf("compare?%s = %d, want 4xx", bad, c)
 		}

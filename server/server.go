@@ -102,6 +102,9 @@ type Server struct {
 	cache   *reportCache
 
 	loads *loadrun.Hub
+	// compareSem bounds the compare pages computed at once (compare.go).
+	compareSem chan struct{}
+	runs       *runCache // merged runs (runcache.go)
 	// closing is cancelled by Close (releases load-run barrier waiters).
 	closing    context.Context
 	endClosing context.CancelFunc
@@ -171,6 +174,8 @@ func New(cfg Config) (*Server, error) {
 		cache:   newReportCache(cfg.CachedReports),
 		loads:   loadrun.NewHub(cfg.Now),
 	}
+	s.compareSem = make(chan struct{}, CompareConcurrency)
+	s.runs = &runCache{}
 	s.closing, s.endClosing = context.WithCancel(context.Background())
 	s.routes()
 	return s, nil
@@ -188,8 +193,9 @@ func (s *Server) routes() {
 	h("PUT /api/reports/{id}/attachments/{name}", s.reportWrite(s.handlePutAttachment))
 	h("GET /api/reports/{id}/attachments/{name}", s.handleGetAttachment)
 	h("GET /api/runs/{run}", s.handleGetRun)
-	h("POST /api/loadruns/{run}/ready", s.write(s.handleLoadReady))
-	h("POST /api/loadruns/{run}/sessions", s.write(s.handleLoadSessions))
+	h("POST /api/loadruns/{run}", s.loadWrite(s.handleLoadCreate))
+	h("POST /api/loadruns/{run}/ready", s.loadWrite(s.handleLoadReady))
+	h("POST /api/loadruns/{run}/sessions", s.loadWrite(s.handleLoadSessions))
 	h("GET /api/loadruns/{run}", s.handleLoadStatus)
 	h("GET /r/{id}", s.handleSharePage)
 	h("GET /runs/{run}", s.handleRunPage)

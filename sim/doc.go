@@ -28,6 +28,21 @@
 // labelled turn ends). A bad value answers
 // the upgrade with HTTP 400 naming the parameter.
 //
+// # Bounds
+//
+// Parameters stay in realistic ranges, finite (NaN, ±Inf and out-of-range
+// values answer HTTP 400; flags and scenario files fail at start):
+// sim_rtf / --sim-rtf / rtf 0.05…10, sim_ttfp_ms 0…60 000,
+// sim_response_ms up to 300 000 (5 min), sim_turns_ms at most 10 000
+// entries; scenario draws are clamped to the same maxima, packet_ms is
+// 10…10 000. Audio packets are generated one at a time, so a session's
+// memory does not grow with its response length. At most
+// --sim-max-sessions (default 256) sessions are open at once; the next
+// gets HTTP 503 with the reason. A client frame may be at most
+// MaxFrameBytes (≈1.1 MiB: a 10 s PCM16 append plus two 256 KiB camera
+// JPEGs, base64, plus JSON); a bigger one closes the session with 1009.
+// session.update's idle_timeout_s is capped at 1 h.
+//
 // # Session behaviour
 //
 // The first message must be session.update within 10 s (else an error

@@ -93,7 +93,11 @@ type response struct {
 	packets    int
 	words      []string
 	wordsSent  int
-	tokens     []int // per output
+	tokens     []int      // per output, the first tokenAhead
+	tokRng     *rand.Rand // draws the token counts after tokenAhead
+	seqBase    int        // packet k's items have seq seqBase+2k+1, +2k+2
+	pktAt      func(k int) time.Duration
+	perPiece   int // transcript words per piece
 	outputs    []metrics.EngineOutput
 	ttftMs     *float64
 	ttfpMs     *float64
@@ -199,7 +203,12 @@ func (e *engine) fault(name string) bool { return e.cfg.faults[name] }
 // schedule inserts an item keeping (at, seq) order.
 func (e *engine) schedule(at time.Duration, r *response, cancellable bool, render func(time.Duration) ([]byte, action)) *item {
 	e.seq++
-	it := &item{at: at, seq: e.seq, resp: r, cancellable: cancellable, render: render}
+	return e.scheduleSeq(at, e.seq, r, cancellable, render)
+}
+
+// scheduleSeq inserts an item with a sequence number reserved earlier.
+func (e *engine) scheduleSeq(at time.Duration, seq int, r *response, cancellable bool, render func(time.Duration) ([]byte, action)) *item {
+	it := &item{at: at, seq: seq, resp: r, cancellable: cancellable, render: render}
 	i := sort.Search(len(e.queue), func(i int) bool {
 		q := e.queue[i]
 		return q.at > at || (q.at == at && q.seq > it.seq)
@@ -500,7 +509,7 @@ func (e *engine) onSessionUpdate(now time.Duration, ev *protocol.SessionUpdate) 
 		e.model = c.Model
 	}
 	if c.IdleTimeoutS != nil && *c.IdleTimeoutS > 0 {
-		e.idle = time.Duration(*c.IdleTimeoutS * float64(time.Second))
+		e.idle = time.Duration(min(*c.IdleTimeoutS, MaxIdleTimeout.Seconds()) * float64(time.Second))
 	}
 	e.serverVAD = c.ServerVAD()
 	switch e.sc.StageMetrics {
@@ -791,12 +800,12 @@ var sentences = []string{
 func (e *engine) startSpeak(now time.Duration) {
 	sc := e.sc
 	r := e.newResponse(now, "speak")
-	ttfp := math.Max(0, sc.TTFPMs.Sample(e.rng))
+	ttfp := clampMs(sc.TTFPMs.Sample(e.rng), MaxTTFPMs)
 	var ttft float64
 	if sc.TTFTMs != nil {
-		ttft = math.Max(0, sc.TTFTMs.Sample(e.rng))
+		ttft = clampMs(sc.TTFTMs.Sample(e.rng), MaxTTFPMs)
 	} else {
-		ttft = math.Max(0, ttfp-sc.TextLeadMs.Sample(e.rng))
+		ttft = clampMs(ttfp-sc.TextLeadMs.Sample(e.rng), MaxTTFPMs)
 	}
 	if e.cfg.behaviors[BehaviorSlowTakeover] {
 		ttfp, ttft = ttfp+1500, ttft+1500
@@ -805,14 +814,20 @@ func (e *engine) startSpeak(now time.Duration) {
 		extra := float64(ContendedMsPerSession * e.others())
 		ttfp, ttft = ttfp+extra, ttft+extra
 	}
-	lengthMs := math.Max(10, math.Round(sc.ResponseMs.Sample(e.rng)/10)*10)
+	lengthMs := math.Max(10, math.Round(clampMs(sc.ResponseMs.Sample(e.rng), MaxResponseMs)/10)*10)
 	r.samples = int(lengthMs) * e.outRate / 1000
 	pktSamples := sc.PacketMs * e.outRate / 1000
 	r.packets = (r.samples + pktSamples - 1) / pktSamples
 	r.voice = newVoice(e.outRate, rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())))
 	r.words = strings.Fields(sentences[e.rng.IntN(len(sentences))])
-	for k := 0; k < r.packets; k++ {
+	// Token counts of the first tokenAhead packets are drawn now (as the
+	// scenario's stream always did); a longer response draws the rest from
+	// its own generator, so memory stays flat whatever the length.
+	for k := 0; k < min(r.packets, tokenAhead); k++ {
 		r.tokens = append(r.tokens, max(1, int(math.Round(sc.TokensPerOut.Sample(e.rng)))))
+	}
+	if r.packets > tokenAhead {
+		r.tokRng = rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
 	}
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	step := time.Duration(float64(sc.PacketMs) * sc.RTF * float64(time.Millisecond))
@@ -863,20 +878,64 @@ func (e *engine) startSpeak(now time.Duration) {
 		burstAt = lastAudio + BurstDelay
 		doneAt = burstAt
 	}
-	for k := 0; k < r.packets; k++ {
-		at := firstAudio + time.Duration(k)*step
+	// Packets are scheduled one at a time (packet k queues k+1 when it
+	// renders), with sequence numbers reserved now: the order of equal-time
+	// items is the one scheduling them all up front would give, and the
+	// queue holds O(1) items whatever the response length.
+	r.seqBase = e.seq
+	e.seq += 2 * r.packets
+	r.pktAt = func(k int) time.Duration {
 		if k > 0 && e.fault(FaultDelayedBurst) {
-			at = burstAt
+			return burstAt
 		}
-		k := k
-		it := e.schedule(at, r, true, nil)
-		it.prepare = func() { e.prepareAudio(it, r) }
-		it.render = func(t time.Duration) ([]byte, action) { return e.audioFrame(t, r, k, it) }
-		e.schedule(at, r, true, func(t time.Duration) ([]byte, action) {
-			return e.textFrame(t, r, perPiece, false, k == r.packets-1), actNone
-		})
+		return firstAudio + time.Duration(k)*step
 	}
+	r.perPiece = perPiece
+	e.schedulePacket(r, 0)
 	e.scheduleDone(doneAt, r)
+}
+
+// clampMs bounds a drawn time to [0, hi] (NaN → 0): scenario
+// distributions have unbounded tails.
+func clampMs(v, hi float64) float64 {
+	if !(v > 0) {
+		return 0
+	}
+	return math.Min(v, hi)
+}
+
+// tokenAhead is how many packets' token counts a response draws at its start.
+const tokenAhead = 1024
+
+// tokensOf returns packet k's stage-0 token count.
+func (e *engine) tokensOf(r *response, k int) int {
+	if k < len(r.tokens) {
+		return r.tokens[k]
+	}
+	if r.tokRng == nil {
+		return 1
+	}
+	return max(1, int(math.Round(e.sc.TokensPerOut.Sample(r.tokRng))))
+}
+
+// schedulePacket queues packet k of r (its audio delta and the transcript
+// piece after it) with the sequence numbers reserved for them.
+func (e *engine) schedulePacket(r *response, k int) {
+	if k >= r.packets {
+		return
+	}
+	at := r.pktAt(k)
+	it := e.scheduleSeq(at, r.seqBase+2*k+1, r, true, nil)
+	it.prepare = func() { e.prepareAudio(it, r) }
+	it.render = func(t time.Duration) ([]byte, action) {
+		if r.state == respActive {
+			e.schedulePacket(r, k+1)
+		}
+		return e.audioFrame(t, r, k, it)
+	}
+	e.scheduleSeq(at, r.seqBase+2*k+2, r, true, func(t time.Duration) ([]byte, action) {
+		return e.textFrame(t, r, r.perPiece, false, k == r.packets-1), actNone
+	})
 }
 
 // rrm builds response_request_metrics with the keys known so far (nil when none).
@@ -1002,7 +1061,7 @@ func (e *engine) audioFrame(t time.Duration, r *response, k int, it *item) ([]by
 	}
 	var stage map[string]*protocol.StageMetrics
 	if e.stageMetrics {
-		r.outputs = append(r.outputs, metrics.EngineOutput{TMs: ms, NewTokens: r.tokens[k]})
+		r.outputs = append(r.outputs, metrics.EngineOutput{TMs: ms, NewTokens: e.tokensOf(r, k)})
 		res := metrics.EngineTPOT(r.outputs)
 		tpot := res.TPOTMs
 		r.tpotMs = &tpot
@@ -1133,7 +1192,7 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 	if e.active == r {
 		e.active = nil
 	}
-	r.voice, r.tokens, r.outputs = nil, nil, nil // free per-response generation state
+	r.voice, r.tokens, r.tokRng, r.outputs, r.pktAt = nil, nil, nil, nil, nil // free per-response generation state
 	ms := msOf(t)
 	e.tr(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = status, &ms })
 	firstDone := !e.firstDone && r == e.firstSpeak

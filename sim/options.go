@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Event-name generations (--sim-event-names / sim_event_names).
@@ -33,6 +34,36 @@ type Options struct {
 	Clock Clock
 	// KeepSessions is how many sessions' truth is kept (0 → 1000).
 	KeepSessions int
+	// MaxSessions caps the websocket sessions open at once (--sim-max-sessions;
+	// 0 → DefaultMaxSessions); the next is refused with HTTP 503.
+	MaxSessions int
+}
+
+// Bounds of the simulator's parameters (query, flags and scenario files):
+// realistic ranges, so no link can make one session allocate or schedule
+// without limit.
+const (
+	MinRTF        = 0.05   // sim_rtf, --sim-rtf, scenario rtf
+	MaxRTF        = 10.0   // (generation 10× slower than real time)
+	MaxTTFPMs     = 60000  // sim_ttfp_ms and every TTFP/TTFT draw
+	MaxResponseMs = 300000 // sim_response_ms and every response_ms draw: 5 min of audio
+	MaxTurns      = 10000  // entries of sim_turns_ms / turns_ms
+	MaxInputMs    = 86400000
+	// DefaultMaxSessions is --sim-max-sessions' default.
+	DefaultMaxSessions = 256
+	// MaxIdleTimeout caps session.update's idle_timeout_s (benchmarks ask 900 s).
+	MaxIdleTimeout = time.Hour
+)
+
+// validate checks the process-level options (flags) that resolve does not.
+func (o *Options) validate() error {
+	if o.RTF != 0 && !(o.RTF >= MinRTF && o.RTF <= MaxRTF) {
+		return fmt.Errorf("sim: --sim-rtf %g: want 0 (the profile's) or a number from %g to %g", o.RTF, MinRTF, MaxRTF)
+	}
+	if o.MaxSessions < 0 {
+		return fmt.Errorf("sim: --sim-max-sessions %d: want a positive number (0 = %d)", o.MaxSessions, DefaultMaxSessions)
+	}
+	return nil
 }
 
 // RegisterFlags registers the simulator flags on fs and returns the Options
@@ -46,6 +77,7 @@ func RegisterFlags(fs *flag.FlagSet) *Options {
 	fs.Int64Var(&o.Seed, "sim-seed", 1, "simulator random seed")
 	fs.Float64Var(&o.RTF, "sim-rtf", 0, "simulator real-time factor of output generation (0 = profile's)")
 	fs.StringVar(&o.Behavior, "sim-behavior", "", "simulator turn-taking behaviours, comma-separated (see `go doc sim`)")
+	fs.IntVar(&o.MaxSessions, "sim-max-sessions", DefaultMaxSessions, "simulator sessions open at once; more are refused with HTTP 503")
 	return o
 }
 
@@ -127,8 +159,8 @@ func (o *Options) resolve(base Scenario, q url.Values) (*sessionConfig, error) {
 	}
 	if v := q.Get("sim_rtf"); v != "" {
 		r, err := strconv.ParseFloat(v, 64)
-		if err != nil || r <= 0 {
-			return nil, fmt.Errorf("sim: sim_rtf %q: want a number > 0", v)
+		if err != nil || !(r >= MinRTF && r <= MaxRTF) {
+			return nil, fmt.Errorf("sim: sim_rtf %q: want a number from %g to %g", v, MinRTF, MaxRTF)
 		}
 		cfg.sc.RTF = r
 	}
@@ -141,24 +173,28 @@ func (o *Options) resolve(base Scenario, q url.Values) (*sessionConfig, error) {
 	}
 	if v := q.Get("sim_ttfp_ms"); v != "" {
 		ms, err := strconv.ParseFloat(v, 64)
-		if err != nil || ms < 0 {
-			return nil, fmt.Errorf("sim: sim_ttfp_ms %q: want a number ≥ 0", v)
+		if err != nil || !(ms >= 0 && ms <= MaxTTFPMs) {
+			return nil, fmt.Errorf("sim: sim_ttfp_ms %q: want a number from 0 to %d ms", v, MaxTTFPMs)
 		}
 		cfg.sc.TTFPMs = Fixed(ms)
 	}
 	if v := q.Get("sim_response_ms"); v != "" {
 		ms, err := strconv.ParseFloat(v, 64)
-		if err != nil || ms <= 0 {
-			return nil, fmt.Errorf("sim: sim_response_ms %q: want a number > 0", v)
+		if err != nil || !(ms > 0 && ms <= MaxResponseMs) {
+			return nil, fmt.Errorf("sim: sim_response_ms %q: want a number above 0 and at most %d ms (%d min)", v, MaxResponseMs, MaxResponseMs/60000)
 		}
 		cfg.sc.ResponseMs = Fixed(ms)
 	}
 	if v := q.Get("sim_turns_ms"); v != "" {
 		cfg.sc.TurnsMs = nil
-		for _, f := range strings.Split(v, ",") {
+		fields := strings.Split(v, ",")
+		if len(fields) > MaxTurns {
+			return nil, fmt.Errorf("sim: sim_turns_ms: %d turns, want at most %d", len(fields), MaxTurns)
+		}
+		for _, f := range fields {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("sim: sim_turns_ms %q: want comma-separated input-clock ms", v)
+			if err != nil || n < 0 || n > MaxInputMs {
+				return nil, fmt.Errorf("sim: sim_turns_ms %q: want comma-separated input-clock ms (0 to %d)", v, MaxInputMs)
 			}
 			cfg.sc.TurnsMs = append(cfg.sc.TurnsMs, n)
 		}

@@ -93,7 +93,23 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 	return d.validate()
 }
 
+// maxScenarioDelayMs bounds a scenario's fixed delays (handshake, stall, VAD).
+const maxScenarioDelayMs = 120000
+
 func (d Dist) validate() error {
+	for _, v := range []float64{d.Value, d.Mean, d.Stddev, d.Median, d.Sigma} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("distribution: parameters must be finite numbers")
+		}
+	}
+	for _, p := range d.Points {
+		if math.IsNaN(p[0]) || math.IsNaN(p[1]) || math.IsInf(p[1], 0) {
+			return fmt.Errorf("distribution: points must be finite numbers")
+		}
+	}
+	if (d.Min != nil && (math.IsNaN(*d.Min) || math.IsInf(*d.Min, 0))) || (d.Max != nil && (math.IsNaN(*d.Max) || math.IsInf(*d.Max, 0))) {
+		return fmt.Errorf("distribution: min and max must be finite numbers")
+	}
 	switch d.Kind {
 	case "fixed", "":
 	case "normal":
@@ -289,13 +305,32 @@ func (s *Scenario) Validate() error {
 			return fmt.Errorf("ttft_ms: %w", err)
 		}
 	}
+	for name, v := range map[string]int{"handshake_delay_ms": s.HandshakeDelay, "stall_ms": s.StallMs, "vad.min_speech_ms": s.VAD.MinSpeechMs,
+		"vad.silence_ms": s.VAD.SilenceMs, "vad.max_turn_ms": s.VAD.MaxTurnMs} {
+		if v < 0 || v > maxScenarioDelayMs {
+			return fmt.Errorf("%s must be 0…%d", name, maxScenarioDelayMs)
+		}
+	}
+	if math.IsNaN(s.VAD.ThresholdDBFS) || math.IsInf(s.VAD.ThresholdDBFS, 0) {
+		return fmt.Errorf("vad.threshold_dbfs must be a finite number")
+	}
+	if len(s.TurnsMs) > MaxTurns {
+		return fmt.Errorf("turns_ms: at most %d turns", MaxTurns)
+	}
+	for _, n := range s.TurnsMs {
+		if n < 0 || n > MaxInputMs {
+			return fmt.Errorf("turns_ms: %d, want 0…%d", n, MaxInputMs)
+		}
+	}
 	switch {
-	case s.ChunkPeriodMs <= 0:
-		return fmt.Errorf("chunk_period_ms must be > 0")
-	case s.RTF <= 0:
-		return fmt.Errorf("rtf must be > 0")
-	case s.PacketMs <= 0:
-		return fmt.Errorf("packet_ms must be > 0")
+	case s.ChunkPeriodMs < 10 || s.ChunkPeriodMs > 60000:
+		return fmt.Errorf("chunk_period_ms must be 10…60000")
+	case !(s.RTF >= MinRTF && s.RTF <= MaxRTF):
+		return fmt.Errorf("rtf must be %g…%g", MinRTF, MaxRTF)
+	case s.PacketMs < 10 || s.PacketMs > 10000:
+		return fmt.Errorf("packet_ms must be 10…10000")
+	case s.PeriodMs < 0 || s.PeriodMs > MaxInputMs:
+		return fmt.Errorf("period_ms must be 0…%d", MaxInputMs)
 	case s.BargeIn != "keep_talking" && s.BargeIn != "truncate":
 		return fmt.Errorf("barge_in must be keep_talking or truncate")
 	case s.EventNames != "" && s.EventNames != EventNamesCurrent && s.EventNames != EventNamesLegacy:

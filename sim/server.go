@@ -21,8 +21,17 @@ import (
 // shutdownGrace bounds how long Close waits for a blocked frame write.
 const shutdownGrace = 2 * time.Second
 
-// MaxFrameBytes is the read limit per client frame (reference clients: 64 MiB).
-const MaxFrameBytes = 64 << 20
+// Frame-size cap. The largest legitimate client frame is one append of
+// MaxAppendMs of 16 kHz PCM16 plus two camera frames of at most
+// MaxVideoFrameBytes (JPEG), all base64, plus JSON; a bigger frame closes
+// the session with 1009 (message too big) instead of being buffered.
+const (
+	MaxAppendMs        = 10000
+	MaxVideoFrameBytes = 256 << 10
+	frameJSONOverhead  = 16 << 10
+	// MaxFrameBytes is the read limit per client frame (≈ 1.1 MiB).
+	MaxFrameBytes = (2*16000*MaxAppendMs/1000+2)/3*4 + 2*((MaxVideoFrameBytes+2)/3*4) + frameJSONOverhead
+)
 
 // Server is the simulator: an http.Handler serving the duplex websocket at
 // /v1/realtime and ground truth at /sim/sessions/{id}/truth.
@@ -49,6 +58,12 @@ func New(opts *Options) (*Server, error) {
 	}
 	if o.ScenarioFile != "" && o.Profile != "" {
 		return nil, errors.New("sim: give either --sim-profile or --sim-scenario (a scenario file names its profile in \"base\")")
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
 	}
 	base, err := o.baseScenario()
 	if err != nil {
@@ -161,6 +176,15 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	// Reserve a session slot before upgrading: over the cap is an HTTP
+	// error the client can read, not a dropped websocket.
+	if n := s.open.Add(1); n > int64(s.opts.MaxSessions) {
+		s.open.Add(-1)
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, fmt.Sprintf("simulator busy: %d sessions are open, the most it runs at once (--sim-max-sessions); close one or raise the cap", s.opts.MaxSessions), http.StatusServiceUnavailable)
+		return
+	}
+	defer s.open.Add(-1)
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return // Accept wrote the HTTP error
@@ -178,8 +202,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &truthRec{}
 	eng := newEngine(cfg, id, seed, s.clock.Now(), rec)
-	s.open.Add(1)
-	defer s.open.Add(-1)
 	eng.others = func() int { return int(max(0, s.open.Load()-1)) }
 	s.truths.add(id, rec)
 

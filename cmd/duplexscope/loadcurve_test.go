@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/loadrun"
@@ -43,7 +45,7 @@ func TestRunLoadCurveShards(t *testing.T) {
 			var so, se bytes.Buffer
 			res[i].err = runCmd(context.Background(), []string{"--url", e.ws + "?sim_profile=test", "--model", "sim", "--dataset", "builtin", "--limit", "2",
 				"--out", res[i].dir, "--settle", "500ms", "--progress=false", "--load-curve", "1,3", "--join-after", "300ms",
-				"--run-id", "lc-shards", "--shard", fmt.Sprintf("%d/2", i+1), "--upload", e.archive}, &so, &se)
+				"--run-id", "lc-shards", "--run-cap", "shared-secret-of-the-shards", "--shard", fmt.Sprintf("%d/2", i+1), "--upload", e.archive}, &so, &se)
 			res[i].stdout = so.String() + se.String()
 		}()
 	}
@@ -128,6 +130,64 @@ func TestRunLoadCurveShardNeedsServer(t *testing.T) {
 		"--out", t.TempDir(), "--load-curve", "1,2", "--run-id", "x", "--shard", "1/2"}, &so, &se)
 	if exitCode(err) != 2 {
 		t.Errorf("exit %d (%v), want 2", exitCode(err), err)
+	}
+}
+
+// TestRunLoadCurveShardNeedsCap: a shard joining someone's run without its
+// capability is refused (exit 2, saying what to pass) before any session;
+// the creator prints the capability for the other shards.
+func TestRunLoadCurveShardNeedsCap(t *testing.T) {
+	t.Parallel()
+	e := startFaultEnv(t)
+	creator := &loadrun.Client{Base: e.archive, RunID: "taken", Shard: 1, Shards: 2}
+	if _, err := creator.Create(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, cap string
+		wantExit  int
+	}{
+		{"no capability", "", 2},
+		{"another capability", loadrun.NewRunCap(), 2},
+	}
+	for _, tc := range tests {
+		var so, se bytes.Buffer
+		args := []string{"--url", e.ws + "?sim_profile=test", "--model", "sim", "--dataset", "builtin", "--limit", "1",
+			"--out", t.TempDir(), "--progress=false", "--load-curve", "1", "--run-id", "taken", "--shard", "2/2", "--upload", e.archive}
+		if tc.cap != "" {
+			args = append(args, "--run-cap", tc.cap)
+		}
+		err := runCmd(context.Background(), args, &so, &se)
+		if exitCode(err) != tc.wantExit || err == nil || !strings.Contains(err.Error(), "--run-cap") {
+			t.Errorf("%s: exit %d (%v), want %d naming --run-cap", tc.name, exitCode(err), err, tc.wantExit)
+		}
+	}
+	// A fresh multi-shard run: its creator prints the capability to pass on.
+	var so, se bytes.Buffer
+	done := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		done <- runCmd(ctx, []string{"--url", e.ws + "?sim_profile=test", "--model", "sim", "--dataset", "builtin", "--limit", "1",
+			"--out", t.TempDir(), "--progress=false", "--load-curve", "1", "--run-id", "fresh", "--shard", "1/2", "--upload", e.archive}, &so, &se)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		res, err := http.Get(e.archive + "/api/loadruns/fresh")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the creator never created its run")
+		}
+		time.Sleep(20 * time.Millisecond) // polling another goroutine's progress
+	}
+	cancel() // it waits at the barrier for shard 2
+	<-done
+	if out := so.String(); !strings.Contains(out, "--run-cap ") {
+		t.Errorf("creator's output lacks the capability to pass on: %q", out)
 	}
 }
 

@@ -98,6 +98,9 @@ Flags:
                        them); adding --shard i/n makes this one of n runners: level N's sessions k with
                        k mod n = i-1 run here, each level starts when all n runners are ready, shard 1 runs
                        the joiner, and the archive pools the n shard reports into one curve (/runs/R)
+  --run-cap CAP        load run capability (default $DUPLEXSCOPE_RUN_CAP): the first runner creates run R and
+                       prints its capability; the other shards must pass it. Shards started together may all
+                       pass the same secret instead (22–128 of [A-Za-z0-9_-]); the first to arrive creates R with it
   --join-after DUR     load curve: delay of the joining session (default 1s)
 
 Exit status: 0 every session completed; 1 at least one session failed (a
@@ -119,6 +122,7 @@ type runOptions struct {
 	Upload, RefAudio                      string
 	Settle, Timeout                       time.Duration
 	RunID                                 string
+	RunCap                                string // --run-cap: load-run capability (loadrun.CapHeader)
 	ShardIndex, ShardCount                int
 	Progress                              bool
 	ServerVAD                             bool          // --turn-detection server_vad
@@ -171,6 +175,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.DurationVar(&o.Settle, "settle", 2*time.Second, "completion settle")
 	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "completion timeout")
 	fs.StringVar(&o.RunID, "run-id", "", "run id shared by shards")
+	fs.StringVar(&o.RunCap, "run-cap", os.Getenv("DUPLEXSCOPE_RUN_CAP"), "load run capability (from the run's creator, or a shared secret)")
 	shard := fs.String("shard", "", "i/n")
 	td := fs.String("turn-detection", "none", "none (model-native, one final commit) | server_vad")
 	fs.BoolVar(&o.Progress, "progress", true, "show a progress bar")
@@ -221,6 +226,9 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	}
 	if o.RunID != "" && !loadrun.ValidRunID(o.RunID) {
 		return nil, fmt.Errorf("run: --run-id %q, want [A-Za-z0-9._-]{1,128}", o.RunID)
+	}
+	if o.RunCap != "" && !loadrun.ValidRunCap(o.RunCap) {
+		return nil, errors.New("run: --run-cap: want 22–128 letters, digits, '-' or '_' (e.g. openssl rand -hex 16)")
 	}
 	return o, nil
 }

@@ -46,9 +46,18 @@ func runLoadCurve(ctx context.Context, o *runOptions, samples []dataset.Sample, 
 	var hub *loadrun.Client
 	if o.RunID != "" && o.Upload != "" {
 		hub = &loadrun.Client{Base: o.Upload, RunID: o.RunID, Shard: max(1, o.ShardIndex), Shards: max(1, o.ShardCount),
-			Levels: levels, Token: os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"), Wait: loadRunWait}
+			Levels: levels, Token: os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"), RunCap: o.RunCap, Wait: loadRunWait}
 		if o.ShardCount > 0 {
 			runner = fmt.Sprintf("cli shard %d/%d", o.ShardIndex, o.ShardCount)
+		}
+		// Create the run (or join it with --run-cap) before the first barrier,
+		// so the creator can hand its capability to the other shards.
+		cr, err := hub.Create(ctx)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("run: %w", err)}
+		}
+		if cr.Created && o.RunCap == "" && hub.Shards > 1 {
+			fmt.Fprintf(stdout, "run: load run %s created; start the other shards with --run-cap %s (or DUPLEXSCOPE_RUN_CAP)\n", o.RunID, cr.RunCap)
 		}
 	}
 	sum := &runSummary{}

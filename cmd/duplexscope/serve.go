@@ -55,12 +55,15 @@ Flags:
   --attachment-quota-report SIZE attachment bytes per report (default 1GiB; -1 = unlimited)
   --attachment-quota-total SIZE  attachment bytes of the whole archive (default 16GiB; -1 = unlimited)
   --upload-rate N        uploads per second per client address (default 20; -1 = unlimited)
+  --body-grace D, --body-min-rate B/s  a request body must arrive within D + size/B
+                         (default 30s, 4096 B/s); slower bodies are cut (slowloris)
   --log text|json        log format on stderr (default text)
   --sim-profile NAME     simulator profile (per session: sim_profile query parameter)
   --sim-fault LIST       simulator fault modes (sim_fault)
   --sim-event-names current|legacy  (sim_event_names)
   --sim-scenario FILE    simulator scenario JSON
   --sim-seed N, --sim-rtf X, --sim-behavior LIST
+  --sim-max-sessions N   simulator sessions open at once (default 256; more get HTTP 503)
 
 Examples:
   duplexscope serve
@@ -75,6 +78,8 @@ type serveOptions struct {
 	Public                                bool
 	Quota                                 archive.Quota
 	Sim                                   *sim.Options
+	BodyGrace                             time.Duration
+	BodyMinRate                           int64
 }
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -95,6 +100,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&o.Quota.PerReport, "attachment-quota-count", server.DefaultAttachmentQuota.PerReport, "attachments per report (-1 = unlimited)")
 	quotaReport := fs.String("attachment-quota-report", "1GiB", "attachment bytes per report (-1 = unlimited)")
 	quotaTotal := fs.String("attachment-quota-total", "16GiB", "attachment bytes of the archive (-1 = unlimited)")
+	fs.DurationVar(&o.BodyGrace, "body-grace", server.DefaultBodyGrace, "request bodies: time allowed before the rate counts")
+	fs.Int64Var(&o.BodyMinRate, "body-min-rate", server.DefaultBodyMinRate, "request bodies: slowest accepted upload, bytes per second (slower ones are cut)")
 	o.Sim = sim.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -209,6 +216,9 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 		log.Warn(fmt.Sprintf(warn, ln.Addr()))
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(h, slog.LevelWarn)}
+	// Slow bodies are cut per request (server.BodyDeadlines), not by
+	// ReadTimeout, which would also end hijacked websocket sessions.
+	hs.Handler = server.BodyDeadlines(srv, o.BodyGrace, o.BodyMinRate)
 	url := "http://" + ln.Addr().String() + "/"
 	fmt.Fprintf(stdout, "duplexscope: serving %s (archive: %s, simulator: ws://%s/v1/realtime?duplex=1)\n", url, desc, ln.Addr())
 	log.Info("serving", "url", url, "archive", desc, "write_token", o.WriteToken != "", "proxy_allow", o.ProxyAllow, "public_hosts", o.PublicHosts, "allow_origins", o.AllowOrigins)

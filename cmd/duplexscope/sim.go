@@ -17,7 +17,7 @@ import (
 
 const simUsage = `duplexscope sim [--addr 127.0.0.1:8081] [--sim-profile NAME] [--sim-fault NAME[,NAME]]
                 [--sim-event-names current|legacy] [--sim-scenario FILE] [--sim-seed N] [--sim-rtf X]
-                [--sim-behavior NAME[,NAME]]
+                [--sim-behavior NAME[,NAME]] [--sim-max-sessions N]
 
 Runs the protocol-faithful duplex simulator alone:
   ws://ADDR/v1/realtime?duplex=1&model=NAME   the vLLM-Omni full-duplex websocket
