@@ -100,13 +100,17 @@ func TestCompareBusy(t *testing.T) {
 		s.compareSem <- struct{}{}
 	}
 	w := httptest.NewRecorder()
-	s.ServeHTTP(w, httptest.NewRequest("GET", "/compare?ids=aaaaaaaaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbbbbbbbb", nil))
+	req := httptest.NewRequest("GET", "/compare?ids=aaaaaaaaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbbbbbbbb", nil)
+	req.Host = "127.0.0.1" // httptest's example.com is not a Host this server answers to
+	s.ServeHTTP(w, req)
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "busy") {
 		t.Fatalf("busy compare: %d %q %.200s", w.Code, w.Header().Get("Retry-After"), w.Body.String())
 	}
 	<-s.compareSem
 	w = httptest.NewRecorder()
-	s.ServeHTTP(w, httptest.NewRequest("GET", "/compare?ids=aaaaaaaaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbbbbbbbb", nil))
+	req = httptest.NewRequest("GET", "/compare?ids=aaaaaaaaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbbbbbbbb", nil)
+	req.Host = "127.0.0.1"
+	s.ServeHTTP(w, req)
 	if w.Code == http.StatusServiceUnavailable {
 		t.Fatalf("a free slot still refused: %d", w.Code)
 	}
