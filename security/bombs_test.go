@@ -197,8 +197,8 @@ func TestSimSessionCap(t *testing.T) {
 	}
 }
 
-// reportJSON returns a valid report of n minimal rows (optionally a shard of run).
-func reportJSON(t testing.TB, model string, n int, seed int, run string, shard, shards int) []byte {
+// rowsReportJSON returns a valid report of n minimal rows (optionally a shard of run).
+func rowsReportJSON(t testing.TB, model string, n int, seed int, run string, shard, shards int) []byte {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString(`{"duplex_request_metrics":[`)

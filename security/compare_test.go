@@ -28,7 +28,7 @@ func TestCompareBombs(t *testing.T) {
 	s := Start(t)
 	var ids []string
 	for i := range 3 {
-		ids = append(ids, uploadReport(t, s, reportJSON(t, "m", 100000, i, "", 0, 0)))
+		ids = append(ids, uploadReport(t, s, rowsReportJSON(t, "m", 100000, i, "", 0, 0)))
 	}
 
 	// Duplicates.

@@ -121,7 +121,7 @@ func TestRunMergeBomb(t *testing.T) {
 	)
 	s := Start(t)
 	for i := 1; i <= 8; i++ {
-		uploadReport(t, s, reportJSON(t, "m", 12000, i, "bigrun", i, 8))
+		uploadReport(t, s, rowsReportJSON(t, "m", 12000, i, "bigrun", i, 8))
 	}
 	var first, second Usage
 	var size int
@@ -149,7 +149,7 @@ func TestRunMergeBomb(t *testing.T) {
 	if m := max(first.MaxRSS, second.MaxRSS); m > mergeRSS {
 		t.Errorf("RSS reached %s, want < %s", mib(m), mib(mergeRSS))
 	}
-	uploadReport(t, s, reportJSON(t, "m", 12000, 9, "bigrun", 1, 8)) // a re-upload pushes the run past 100 000 responses
+	uploadReport(t, s, rowsReportJSON(t, "m", 12000, 9, "bigrun", 1, 8)) // a re-upload pushes the run past 100 000 responses
 	res, b := s.Do(t, Request{Path: "/runs/bigrun"})
 	res2, _ := s.Do(t, Request{Path: "/api/runs/bigrun"})
 	Attack(t, "3", "GET /runs/{id} past 100 000 responses", fmt.Sprintf("page %d, API %d", res.StatusCode, res2.StatusCode))

@@ -61,7 +61,7 @@ loop:
 	}
 
 	// A legitimate upload on a slow link: ~400 KB at 64 KiB/s.
-	body := reportJSON(t, "slow-link", 2000, 1, "", 0, 0)
+	body := rowsReportJSON(t, "slow-link", 2000, 1, "", 0, 0)
 	pr := &pacedReader{b: body, rate: 64 << 10}
 	req, _ := http.NewRequest("POST", s.URL+"/api/reports", pr)
 	req.ContentLength = int64(len(body))
