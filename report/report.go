@@ -301,6 +301,11 @@ type SessionExtra struct {
 	WireLog       string   `json:"wire_log,omitempty"`          // attachment name of its duplex-trace/v1
 	TruthURL      string   `json:"truth_url,omitempty"`
 	StreamStartMs *float64 `json:"stream_start_ms,omitempty"` // client monotonic clock
+	// ServerSessionID is the server's session.id when session_id is the
+	// reference's client id (METRICS.md §2); VideoFramesSent counts the
+	// video frames the session's appends carried.
+	ServerSessionID string `json:"server_session_id,omitempty"`
+	VideoFramesSent int    `json:"video_frames_sent"`
 }
 
 // Warning codes (Warning.Code).
@@ -314,6 +319,7 @@ const (
 	WarnIncompleteSession    = "incomplete_session"
 	WarnLegacyEventNames     = "legacy_event_names"
 	WarnNegativeLatency      = "negative_latency"
+	WarnFrameTick            = "frame_tick_mismatch"
 )
 
 // WarningCodes lists every known code with its default human text.
@@ -327,6 +333,7 @@ var WarningCodes = map[string]string{
 	WarnIncompleteSession:    "A session ended before it finished; metrics cover what arrived.",
 	WarnLegacyEventNames:     "The server used legacy event names, which vLLM metrics ignore.",
 	WarnNegativeLatency:      "A latency was negative (text received before response.created).",
+	WarnFrameTick:            "The append size disagrees with the server's tick (capabilities.chunk_period_ms).",
 }
 
 // Warning is one validity warning: a code from WarningCodes and human text.

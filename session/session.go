@@ -20,7 +20,7 @@ type Config struct {
 	URL   string // server base URL (ws/wss/http/https); duplex=1 and autostart=0 are forced, model= defaulted
 	Model string // served model name (session.update model and the model= query key)
 
-	FrameMs      int    // input append size in ms: 200 (default), 80, 1000, …
+	FrameMs      int    // input append size in ms: 200, 80, 1000, …; 0: 200, or the server's tick when smaller (tick.go)
 	RefAudio     []byte // optional reference voice WAV → session.ref_audio data URL
 	Instructions string // default "Streaming Omni Conversation."
 	ServerVAD    bool   // turn_detection server_vad (1.5 s silence tail, no commit) instead of model-native
@@ -138,8 +138,9 @@ type Session struct {
 	handled    int // messages processed (tests wait for quiescence on it)
 	player     *player
 	state      State
-	appends    int // appends sent (video source index)
-	videoSent  int // video frames sent
+	appends    int  // appends sent (video source index)
+	tickSeen   bool // the server advertised capabilities.chunk_period_ms
+	videoSent  int  // video frames sent
 
 	msgs     chan inMsg
 	readDone chan struct{}
@@ -171,6 +172,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 	if cfg == nil {
 		return nil, errors.New("session: nil config")
 	}
+	frameGiven := cfg.FrameMs > 0
 	c := cfg.withDefaults()
 	q := url.Values{}
 	if c.Model != "" {
@@ -244,6 +246,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 	default:
 		return fail(&HandshakeError{Err: fmt.Errorf("no session.created within %v: %w", c.HandshakeTimeout, err)})
 	}
+	s.settleFrame(frameGiven)
 	s.setState(StateOpen, nil)
 	return s, nil
 }
@@ -429,6 +432,7 @@ func (s *Session) handle(m Message) {
 				}
 				if c := in.Session.Capabilities; c != nil && c.ChunkPeriodMs != nil && *c.ChunkPeriodMs > 0 {
 					s.chunkMs = *c.ChunkPeriodMs
+					s.tickSeen = true
 				}
 			}
 		}
