@@ -640,7 +640,7 @@ feed:
 		}
 	}
 	if o.vllm.SaveResult {
-		p, err := writeSaveResult(o, dm, rep, sum, started)
+		p, err := writeSaveResult(o, rep, sum, started)
 		if err != nil {
 			return nil, fmt.Errorf("run: --save-result: %w", err)
 		}

@@ -95,8 +95,8 @@ func TestRunOmniInteractVideo(t *testing.T) {
 	}
 	keys := topKeys(t, b)
 	var want []string
-	for _, k := range SaveResultKeys {
-		if contains(keys, k) || !SaveResultConditional[k] {
+	for _, k := range report.SaveResultKeys {
+		if contains(keys, k) || !report.SaveResultConditional[k] {
 			want = append(want, k)
 		}
 	}
@@ -208,6 +208,30 @@ func TestRunOmniInteractVideo(t *testing.T) {
 	}
 	if ir2.Imported == nil || ir2.Imported.Format != report.FormatSaveResult || ir2.Run.Model != "openbmb/MiniCPM-o-4_5" || len(ir2.Metrics.Sessions) != 1 {
 		t.Errorf("imported %+v model %q sessions %d", ir2.Imported, ir2.Run.Model, len(ir2.Metrics.Sessions))
+	}
+	// format=vllm-result exports it back: the same keys in the same order
+	// (the duplex lists as rows the archive re-serialises).
+	eb, err := http.Get(ts.URL + "/api/reports/" + created.ID + "/export?format=vllm-result")
+	if err != nil {
+		t.Fatal(err)
+	}
+	xb, _ := io.ReadAll(eb.Body)
+	eb.Body.Close()
+	if eb.StatusCode != http.StatusOK {
+		t.Fatalf("export = %d %s", eb.StatusCode, xb)
+	}
+	if got := topKeys(t, xb); strings.Join(got, " ") != strings.Join(keys, " ") {
+		t.Errorf("exported keys\n got %v\nwant %v", got, keys)
+	}
+	var orig, back map[string]any
+	json.Unmarshal(b, &orig)
+	json.Unmarshal(xb, &back)
+	for _, k := range []string{"date", "model_id", "completed", "duration", "duplex_stream_ttfp_ms", "omniinteract", "duplexscope"} {
+		ob, _ := json.Marshal(orig[k])
+		bb, _ := json.Marshal(back[k])
+		if string(ob) != string(bb) {
+			t.Errorf("export %s = %s, imported %s", k, bb, ob)
+		}
 	}
 }
 
