@@ -79,6 +79,8 @@ type liveRun struct {
 	publish  func(*liveSnapshot)
 
 	graph    *audioGraph
+	cam      *camera // the camera source (Settings.Video == VideoCamera), else nil
+	tickWarn string  // the session's frame-size warning (server tick)
 	sess     *session.Session
 	acc      metrics.Accumulator
 	frames   chan inputFrame
@@ -199,6 +201,18 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	r.mu.Unlock()
 	g.resume()
 
+	if r.settings.Video == VideoCamera {
+		r.setPhase(phaseConnecting, "Opening the camera…")
+		cam, err := startCamera(r.ctx)
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		r.mu.Lock()
+		r.cam = cam
+		r.mu.Unlock()
+		defer cam.stop()
+	}
 	url, err := r.settings.DialURL(pageHost, secure)
 	if err != nil {
 		r.fail(err)
@@ -215,6 +229,9 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	if clip != nil && r.settings.DatasetName() != "" {
 		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
 	}
+	if r.cam != nil {
+		cfg.Video = &r.cam.latest
+	}
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {
 		r.fail(fmt.Errorf("could not start a session at %s: %w", url, err))
@@ -222,6 +239,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	}
 	r.mu.Lock()
 	r.sess = s
+	r.tickWarn = s.TickWarning()
 	r.sessionID = s.ID()
 	r.ready = true
 	// Frames captured before this instant (queued in the worklet's port
@@ -363,6 +381,9 @@ func (r *liveRun) release() {
 func (r *liveRun) finish() {
 	if g := r.graph; g != nil {
 		g.stopInput()
+	}
+	if r.cam != nil {
+		r.cam.stop() // input ended: no more pictures
 	}
 	r.setPhase(phaseFinishing, "Input ended — waiting for the last responses…")
 	s := r.sess

@@ -1,6 +1,9 @@
 package session
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // WarnFrameTickPrefix starts the session warning written when the append
 // size disagrees with the server's advertised tick.
@@ -31,4 +34,17 @@ func (s *Session) FrameMs() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cfg.FrameMs
+}
+
+// TickWarning returns the frame-size warning settleFrame wrote ("" when the
+// size agrees with the server's tick).
+func (s *Session) TickWarning() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range s.warnings {
+		if strings.HasPrefix(w, WarnFrameTickPrefix) {
+			return w
+		}
+	}
+	return ""
 }

@@ -153,3 +153,10 @@ func (s *Session) attachVideo(ev *protocol.InputAudioBufferAppend) {
 		ev.VideoFrames = fs
 	}
 }
+
+// VideoFramesSent counts the video frames this session's appends carried.
+func (s *Session) VideoFramesSent() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.videoSent
+}
