@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/sim"
@@ -263,4 +264,137 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestRunVLLMFlags: vLLM's spellings map onto run's own options.
+func TestRunVLLMFlags(t *testing.T) {
+	t.Parallel()
+	base := []string{"--model", "m"}
+	tests := []struct {
+		name  string
+		args  []string
+		check func(o *runOptions) bool
+		err   string
+	}{
+		{"base url and endpoint", []string{"--base-url", "http://gpu:8000/", "--endpoint", "/v1/realtime", "--dataset", "builtin", "--out", "o"},
+			func(o *runOptions) bool { return o.URL == "http://gpu:8000/v1/realtime" }, ""},
+		{"host and port", []string{"--host", "10.0.0.2", "--port", "9000", "--dataset", "builtin", "--out", "o"},
+			func(o *runOptions) bool { return o.URL == "http://10.0.0.2:9000/v1/realtime" }, ""},
+		{"num prompts and concurrency", []string{"--url", "ws://h", "--dataset-path", "d", "--num-prompts", "7", "--max-concurrency", "3", "--out", "o"},
+			func(o *runOptions) bool { return o.Limit == 7 && o.Concurrency == 3 && o.Dataset == "d" }, ""},
+		{"omniinteract default of 3", []string{"--url", "ws://h", "--dataset-name", "omniinteract", "--dataset-path", "d", "--out", "o"},
+			func(o *runOptions) bool { return o.Limit == 3 }, ""},
+		{"num prompts 0 is all", []string{"--url", "ws://h", "--dataset-name", "omniinteract", "--dataset-path", "d", "--num-prompts", "0", "--out", "o"},
+			func(o *runOptions) bool { return o.Limit == 0 }, ""},
+		{"save result without --out", []string{"--url", "ws://h", "--dataset", "builtin", "--save-result", "--result-dir", "rd"},
+			func(o *runOptions) bool {
+				return strings.HasPrefix(o.Out, filepath.Join("rd", "duplexscope-")) && o.vllm.SaveResult
+			}, ""},
+		{"request id prefix default", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o"},
+			func(o *runOptions) bool {
+				return regexp.MustCompile(`^bench-[0-9a-f]{8}-$`).MatchString(o.vllm.RequestIDPrefix)
+			}, ""},
+		{"frame given", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o", "--frame-ms", "200"},
+			func(o *runOptions) bool { return o.FrameGiven }, ""},
+		{"frame default", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o"},
+			func(o *runOptions) bool { return !o.FrameGiven && o.FrameMs == 200 }, ""},
+		{"bad dataset name", []string{"--url", "ws://h", "--dataset-name", "sharegpt", "--dataset", "d", "--out", "o"}, nil, "--dataset-name"},
+		{"omniinteract needs a path", []string{"--url", "ws://h", "--dataset-name", "omniinteract", "--out", "o"}, nil, "--dataset-path"},
+		{"zero concurrency", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o", "--max-concurrency", "0"}, nil, "greater than 0"},
+		{"finite request rate", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o", "--request-rate", "4"}, nil, "only inf"},
+		{"other backend", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o", "--backend", "openai-chat"}, nil, "openai-realtime-duplex"},
+		{"bad metadata", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o", "--metadata", "x"}, nil, "KEY=VALUE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o, err := parseRunFlags(append(append([]string(nil), base...), tc.args...), io.Discard)
+			switch {
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Fatalf("err %v, want one naming %q", err, tc.err)
+			case tc.err == "" && err != nil:
+				t.Fatal(err)
+			case tc.err == "" && !tc.check(o):
+				t.Errorf("options %+v", o)
+			}
+		})
+	}
+}
+
+// TestSessionIDFor: the reference's session ids per dataset kind.
+func TestSessionIDFor(t *testing.T) {
+	t.Parallel()
+	o := &runOptions{}
+	o.vllm.RequestIDPrefix = "bench-5eb902d6-"
+	tests := []struct {
+		s    dataset.Sample
+		idx  int
+		want string // regexp
+	}{
+		{dataset.Sample{SampleID: "videos/a.mp4", Split: "1q1a", Kind: dataset.KindOmniInteract}, 0, `^omniinteract:1q1a:bench-5eb902d6-0:[0-9]+$`},
+		{dataset.Sample{SampleID: "b.mp4", Split: "1qna", Kind: dataset.KindOmniInteract}, 12, `^omniinteract:1qna:bench-5eb902d6-12:[0-9]+$`},
+		{dataset.Sample{SampleID: "560", Split: "RTD_OCR", Kind: dataset.KindDuplexEval}, 3, `^560$`},
+		{dataset.Sample{SampleID: "greeting", Split: "builtin"}, 0, `^$`}, // the server's id stays
+	}
+	for _, tc := range tests {
+		if got := sessionIDFor(o, &tc.s, tc.idx); !regexp.MustCompile(tc.want).MatchString(got) {
+			t.Errorf("%s/%s: %q, want %s", tc.s.Split, tc.s.SampleID, got, tc.want)
+		}
+	}
+	a := sessionIDFor(o, &tests[0].s, 0)
+	b := sessionIDFor(o, &tests[0].s, 0)
+	if a == b {
+		t.Errorf("two sessions got the same monotonic_ns id %q", a)
+	}
+}
+
+// TestRunTickAwareFraming: with no --frame-ms the PersonaPlex profile's
+// 80 ms tick becomes the append size; a given 200 ms disagrees with it and
+// is warned about in the console and the report.
+func TestRunTickAwareFraming(t *testing.T) {
+	t.Parallel()
+	_, ws := startSim(t)
+	tests := []struct {
+		name      string
+		extra     []string
+		wantFrame int
+		wantWarn  bool
+	}{
+		{"tick replaces the default", nil, 80, false},
+		{"given size disagrees", []string{"--frame-ms", "200"}, 200, true},
+		{"given size agrees", []string{"--frame-ms", "160"}, 160, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			var so, se bytes.Buffer
+			args := append([]string{"--url", ws + "?sim_profile=personaplex&sim_response_ms=1000", "--model", "sim", "--dataset", "builtin", "--limit", "1",
+				"--out", out, "--settle", "300ms", "--progress=false"}, tc.extra...)
+			if err := runCmd(context.Background(), args, &so, &se); err != nil {
+				t.Fatalf("%v\n%s", err, se.String())
+			}
+			rb, _ := os.ReadFile(filepath.Join(out, "report.json"))
+			r, err := report.Decode(rb, report.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			warned := false
+			for _, w := range r.Warnings {
+				warned = warned || w.Code == report.WarnFrameTick
+			}
+			tb, _ := os.ReadFile(filepath.Join(out, "traces", r.Sessions[0].WireLog))
+			var tr struct {
+				Session struct {
+					DS struct {
+						FrameMs int `json:"frame_ms"`
+					} `json:"duplexscope"`
+				} `json:"session"`
+			}
+			json.Unmarshal(tb, &tr)
+			if tr.Session.DS.FrameMs != tc.wantFrame || warned != tc.wantWarn || strings.Contains(so.String(), "run: warning: The frame size") != tc.wantWarn {
+				t.Errorf("frame %d, report warning %v, stdout:\n%s", tr.Session.DS.FrameMs, warned, so.String())
+			}
+		})
+	}
 }
