@@ -56,7 +56,7 @@ server reported them (server clock); every row says which.
 Flags:
   --url WS_URL         server base URL (duplex=1 and autostart=0 are added; model= defaulted)
   --model NAME         served model name
-  --dataset SRC        "builtin", "turntaking" (labelled turn-taking cases), a directory with
+  --dataset SRC        "builtin", "turntaking" (labelled turn-taking cases), "video" (one clip with frames), a directory with
                        manifest.jsonl, or a .json/.jsonl record file. Records with a "turntaking":
                        {"cases": [{id, category, onset_ms, offset_ms, anchor_ms, window_ms}]} member are
                        scored from their wire logs (TOR per category with cases/takeovers, latency over
@@ -98,6 +98,21 @@ Flags:
                        k mod n = i-1 run here, each level starts when all n runners are ready, shard 1 runs
                        the joiner, and the archive pools the n shard reports into one curve (/runs/R)
   --join-after DUR     load curve: delay of the joining session (default 1s)
+  --save-result        also write the vllm bench serve --save-result file (vLLM's top-level keys; ours under
+                       "duplexscope"): RESULT_DIR/{label}-infqps-concurrency{N}-{model}-{date}.json
+  --result-dir D --result-filename F   where it goes (default ., the name above); without --out the run files
+                       go to RESULT_DIR/duplexscope-DATE/
+  --keep-video         keep video frame bytes in the wire logs (default: {"bytes": N, "sha256": …} per frame)
+  vLLM spellings       --dataset-name omniinteract|omni-duplex-eval, --dataset-path, --num-prompts (OmniInteract
+                       default 3; 0 = all), --max-concurrency, --base-url/--host/--port + --endpoint,
+                       --omniinteract-subsets, --omniinteract-timeout-s, --request-id-prefix, --label,
+                       --metadata KEY=VALUE, --backend openai-realtime-duplex, --request-rate inf; --burstiness,
+                       --seed, --disable-shuffle are recorded only
+
+Records with a video (OmniInteract cases, a manifest's "video") send frames extracted by ffmpeg at the
+reference's boundaries. Without --frame-ms a server tick (capabilities.chunk_period_ms) below 200 ms is
+used as the append size; a given size that disagrees with the tick is warned about. The run ends with the
+reference's "Duplex Per-Response Latency" block.
 
 Exit status: 0 every session completed; 1 at least one session failed (a
 summary of which and why is printed; results are still written); 2 bad usage
