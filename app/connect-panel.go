@@ -66,6 +66,7 @@ func (c *connectPanel) Render() app.UI {
 				app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
 				app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
 				app.Option().Value("dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Selected(s.Source == "dataset:turntaking"),
+				app.Option().Value("dataset:video").Text("Video clip with frames (video)").Selected(s.Source == "dataset:video"),
 			).OnChange(func(ctx app.Context, e app.Event) {
 				v := ctx.JSSrc().Get("value").String()
 				c.set(ctx, func(s *Settings) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" })

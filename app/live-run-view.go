@@ -62,8 +62,11 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		FramesDropped: r.framesDropped, Incomplete: r.result != nil && r.result.Incomplete,
 		FrameTick: r.tickWarn,
 	}
-	if r.cam != nil {
-		in.Camera = true
+	if r.cam != nil || r.clipVideo != nil {
+		in.Camera = "Camera"
+		if r.cam == nil {
+			in.Camera = "Video clip"
+		}
 		if r.sess != nil {
 			in.VideoFrames = r.sess.VideoFramesSent()
 		}

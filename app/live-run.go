@@ -78,15 +78,17 @@ type liveRun struct {
 	cancel   context.CancelFunc
 	publish  func(*liveSnapshot)
 
-	graph    *audioGraph
-	cam      *camera // the camera source (Settings.Video == VideoCamera), else nil
-	tickWarn string  // the session's frame-size warning (server tick)
-	sess     *session.Session
-	acc      metrics.Accumulator
-	frames   chan inputFrame
-	acks     chan ackReq
-	stopOnce sync.Once
-	stopped  chan struct{}
+	graph *audioGraph
+	cam   *camera // the camera source (Settings.Video == VideoCamera), else nil
+	// clipVideo: the dataset clip's frames (dataset:video), when no camera
+	clipVideo *session.ScheduledVideo
+	tickWarn  string // the session's frame-size warning (server tick)
+	sess      *session.Session
+	acc       metrics.Accumulator
+	frames    chan inputFrame
+	acks      chan ackReq
+	stopOnce  sync.Once
+	stopped   chan struct{}
 
 	phase, status  string
 	err            error
@@ -166,6 +168,10 @@ func (r *liveRun) run(pageHost string, secure bool) {
 			return
 		}
 		clip = ds.PCM
+		if len(ds.Video) > 0 && r.settings.Video != VideoCamera {
+			at := ds.VideoAtMs
+			r.clipVideo = &session.ScheduledVideo{List: ds.Video, Boundary: func(k int) float64 { return at[k] }}
+		}
 		r.mu.Lock()
 		r.labels = ds.Labels
 		for _, c := range ds.Captions {
@@ -229,8 +235,11 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	if clip != nil && r.settings.DatasetName() != "" {
 		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
 	}
-	if r.cam != nil {
+	switch {
+	case r.cam != nil:
 		cfg.Video = &r.cam.latest
+	case r.clipVideo != nil:
+		cfg.Video = r.clipVideo // the dataset's frames at OmniInteract's boundaries
 	}
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {

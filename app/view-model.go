@@ -32,8 +32,8 @@ type liveSnapshot struct {
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
-	Camera               bool // the camera source is on
-	VideoFrames          int  // video frames the appends carried
+	Camera               string // the video source ("Camera", "Video clip"), "" for none
+	VideoFrames          int    // video frames the appends carried
 }
 
 // chartData is one chart's option JSON and its point count.
@@ -67,7 +67,7 @@ type respView struct {
 
 // viewInput is what buildView needs; pure data, so it is tested natively.
 type viewInput struct {
-	Camera               bool
+	Camera               string
 	VideoFrames          int
 	Phase, Status, Error string
 	SessionID            string

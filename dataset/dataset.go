@@ -38,10 +38,12 @@ const TurnTakingName = "turntaking"
 // TurnTakingFS holds the labelled turn-taking cases (manifest.jsonl, *.wav).
 var TurnTakingFS fs.FS = mustSub(builtinFiles, "builtin/turntaking")
 
-// Bundled returns the bundled sets by name (builtin, turntaking): what
-// `duplexscope serve` offers the page at /api/datasets/{name}.
+// Bundled returns the bundled sets by name (builtin, turntaking, video):
+// what `duplexscope serve` offers the page at /api/datasets/{name}; the
+// video set prepared for the page (PreparedVideoFS: WAV plus JPEG frames,
+// made with ffmpeg on first use).
 func Bundled() map[string]fs.FS {
-	return map[string]fs.FS{BuiltinName: BuiltinFS, TurnTakingName: TurnTakingFS, VideoName: VideoFS}
+	return map[string]fs.FS{BuiltinName: BuiltinFS, TurnTakingName: TurnTakingFS, VideoName: PreparedVideoFS(VideoName, VideoFS)}
 }
 
 func mustSub(f fs.FS, dir string) fs.FS {

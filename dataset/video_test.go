@@ -1,8 +1,11 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,5 +101,39 @@ func TestLoadOmniInteract(t *testing.T) {
 	}
 	if _, err := LoadOmniInteract(t.TempDir(), nil, nil); err == nil {
 		t.Error("a directory without 1q1a loaded")
+	}
+}
+
+// TestPreparedVideoFS: the page's view of the video set is a WAV and the
+// extracted frames, listed in the served manifest.
+func TestPreparedVideoFS(t *testing.T) {
+	f := Bundled()[VideoName]
+	b, err := fs.ReadFile(f, "manifest.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		SampleID    string   `json:"sample_id"`
+		Audio       string   `json:"audio"`
+		VideoFrames []string `json:"video_frames"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(b), &rec); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if rec.SampleID != "greeting_video" || len(rec.VideoFrames) != 5 {
+		t.Fatalf("record %+v", rec)
+	}
+	wav, err := fs.ReadFile(f, rec.Audio)
+	if err != nil || string(wav[:4]) != "RIFF" || len(wav) != 44+5*32000 {
+		t.Fatalf("audio %s: %d bytes, %v", rec.Audio, len(wav), err)
+	}
+	for _, n := range rec.VideoFrames {
+		j, err := fs.ReadFile(f, n)
+		if err != nil || len(j) < 3 || j[0] != 0xFF || j[1] != 0xD8 {
+			t.Fatalf("frame %s: %v", n, err)
+		}
+	}
+	if _, err := fs.ReadFile(f, "../etc/passwd"); err == nil {
+		t.Error("read outside the prepared set")
 	}
 }

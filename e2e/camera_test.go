@@ -75,3 +75,43 @@ func TestCameraSession(t *testing.T) {
 		t.Errorf("page says %q, want %q…", text, want)
 	}
 }
+
+// TestVideoDatasetSession streams the bundled video clip (dataset:video):
+// its frames ride the appends at OmniInteract's boundaries (frame k on the
+// first append with audio_end_ms ≥ (k+0.5)·1000), as the simulator saw them.
+func TestVideoDatasetSession(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	q := url.Values{"autostart": {"1"}, "source": {"dataset:video"}}
+	run := runPage(t, s, ctx, q, 2*time.Minute)
+	var rep struct {
+		Sessions []struct {
+			SessionID       string `json:"session_id"`
+			VideoFramesSent int    `json:"video_frames_sent"`
+		} `json:"sessions"`
+	}
+	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
+	if len(rep.Sessions) != 1 || rep.Sessions[0].VideoFramesSent != 5 { // greeting.mp4: 4.6 s → 5 slots, all with a picture
+		t.Fatalf("sessions %+v, want 5 frames sent", rep.Sessions)
+	}
+	var truth struct {
+		Received int `json:"video_frames_received"`
+		Frames   []struct {
+			AudioEndMs int `json:"audio_end_ms"`
+		} `json:"video_frames"`
+	}
+	s.getJSON(t, "/sim/sessions/"+rep.Sessions[0].SessionID+"/truth", &truth)
+	if truth.Received != 5 || len(truth.Frames) != 5 {
+		t.Fatalf("truth: %+v", truth)
+	}
+	for k, f := range truth.Frames {
+		b := int((float64(k) + 0.5) * 1000)
+		if f.AudioEndMs < b || f.AudioEndMs >= b+200 { // the first 200 ms append at or past the boundary
+			t.Errorf("frame %d rode the append ending at %d ms, want the first at ≥ %d ms", k, f.AudioEndMs, b)
+		}
+	}
+}
