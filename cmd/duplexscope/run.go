@@ -544,7 +544,12 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 				}
 				var video session.VideoSource
 				if err == nil {
-					video, _, err = videoFor(ctx, &s, dopts)
+					var dropped int
+					if video, dropped, err = videoFor(ctx, &s, dopts); dropped > 0 {
+						barMu.Lock() // stderr is shared with the progress bar
+						fmt.Fprintf(stderr, "run: %s/%s: %d video frames over %d KiB were dropped\n", s.Split, s.SampleID, dropped, dataset.MaxFrameBytes>>10)
+						barMu.Unlock()
+					}
 				}
 				if err != nil {
 					oc.err = err

@@ -398,3 +398,54 @@ func TestRunTickAwareFraming(t *testing.T) {
 		})
 	}
 }
+
+// TestRunDuplexEvalVideo: an Omni-DuplexEval record with a video streams
+// 1 000 ms units, frame k (the picture at t = k s) on the append that first
+// reaches 1030 + 1000·k ms, and the session id is the sample id.
+func TestRunDuplexEvalVideo(t *testing.T) {
+	t.Parallel()
+	root := makeOmniInteract(t, 3.2) // reuse its clip
+	video := filepath.Join(root, "data", "1q1a", "videos", "case.mp4")
+	recs := filepath.Join(t.TempDir(), "duplexeval.jsonl")
+	os.WriteFile(recs, []byte(`{"sample_id":"560","split":"RTD_OCR","video":"`+video+`"}`+"\n"), 0o644)
+	ts, ws := startSim(t)
+	out := filepath.Join(t.TempDir(), "out")
+	var so, se bytes.Buffer
+	err := runCmd(context.Background(), []string{"--url", ws + "?sim_turns_ms=1500", "--model", "sim",
+		"--dataset-name", "omni-duplex-eval", "--dataset-path", recs, "--out", out, "--settle", "300ms", "--progress=false"}, &so, &se)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, se.String())
+	}
+	rb, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	r, err := report.Decode(rb, report.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sessions) != 1 || r.Sessions[0].SessionID != "560" || r.Sessions[0].ServerSessionID == "" {
+		t.Fatalf("sessions %+v", r.Sessions)
+	}
+	// 4 s of padded soundtrack in 1 000 ms units, the last one a sample
+	// short (the final-commit tail rule): appends end at 1000, 2000, 3000, 3999 ms.
+	ends := []int64{1000, 2000, 3000, 3999}
+	var want []sim.TruthVideoFrame
+	for k := 0; k < 4; k++ {
+		for i, e := range ends {
+			if float64(e) >= 1030+1000*float64(k) {
+				want = append(want, sim.TruthVideoFrame{AppendIndex: i, AudioEndMs: e})
+				break
+			}
+		}
+	}
+	resp, err := http.Get(ts.URL + "/sim/sessions/" + r.Sessions[0].ServerSessionID + "/truth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth sim.Truth
+	json.NewDecoder(resp.Body).Decode(&truth)
+	resp.Body.Close()
+	gw, _ := json.Marshal(want)
+	gt, _ := json.Marshal(truth.VideoFrames)
+	if string(gw) != string(gt) || r.Sessions[0].VideoFramesSent != len(want) {
+		t.Errorf("frames: truth %s, sent %d; want %s", gt, r.Sessions[0].VideoFramesSent, gw)
+	}
+}

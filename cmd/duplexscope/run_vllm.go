@@ -111,6 +111,9 @@ func applyVLLM(o *runOptions, set map[string]bool) error {
 	} else if v.DatasetName == dataset.KindOmniInteract && !set["limit"] {
 		o.Limit = 3 // the reference's OmniInteract default
 	}
+	if v.DatasetName == dataset.KindDuplexEval && !set["frame-ms"] {
+		o.FrameMs, o.FrameGiven = 1000, true // Omni-DuplexEval streams 1 000 ms units (unit_ms)
+	}
 	if set["max-concurrency"] {
 		if v.MaxConcurrency <= 0 {
 			return errors.New("run: --max-concurrency must be greater than 0")
