@@ -181,6 +181,23 @@ func TestRunOmniInteractVideo(t *testing.T) {
 		t.Errorf("wire log does not replace the frame bytes by digests")
 	}
 
+	// replay re-scores the wire log into the archived rows (the reference
+	// session id included).
+	var rpb, rpe bytes.Buffer
+	if err := replayCmd(context.Background(), []string{"--run", filepath.Join(res.DS.Out, "traces")}, &rpb, &rpe); err != nil {
+		t.Fatal(err)
+	}
+	replayed := readDMBytes(t, rpb.Bytes())
+	archivedDM := readDM(t, res.DS.Out)
+	if len(replayed.Requests) == 0 || len(replayed.Requests) != len(archivedDM.Requests) {
+		t.Fatalf("replay gives %d rows, duplex_metrics.json %d", len(replayed.Requests), len(archivedDM.Requests))
+	}
+	for i := range replayed.Requests {
+		if compact(replayed.Requests[i]) != compact(archivedDM.Requests[i]) || !strings.Contains(compact(replayed.Requests[i]), res.Sessions[0].SessionID) {
+			t.Errorf("replayed row %s\n archived %s", replayed.Requests[i], archivedDM.Requests[i])
+		}
+	}
+
 	// The result file imports into a share page.
 	ir, err := http.Post(ts.URL+"/api/import", "application/json", bytes.NewReader(b))
 	if err != nil {
@@ -448,4 +465,13 @@ func TestRunDuplexEvalVideo(t *testing.T) {
 	if string(gw) != string(gt) || r.Sessions[0].VideoFramesSent != len(want) {
 		t.Errorf("frames: truth %s, sent %d; want %s", gt, r.Sessions[0].VideoFramesSent, gw)
 	}
+}
+
+func readDMBytes(t *testing.T, b []byte) dmFile {
+	t.Helper()
+	var d dmFile
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
