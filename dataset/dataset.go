@@ -352,6 +352,11 @@ func (s *Sample) PCM(ctx context.Context, opts *Options) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sample %s (%s): %w", s.Key(), s.Media, err)
 	}
+	if s.FromVideo && s.Video != "" {
+		if n, ok := s.containerBytes(ctx, opts); ok {
+			return fit(pcm, n), nil // OmniInteract: ceil(container duration) seconds
+		}
+	}
 	return pad(pcm, s.FromVideo), nil
 }
 

@@ -271,3 +271,36 @@ func probeDuration(ctx context.Context, ffmpeg, path string) (float64, error) {
 	}
 	return d, nil
 }
+
+// containerBytes is OmniInteract's input length for a video soundtrack:
+// ceil(container duration, from ffprobe) s of 16 kHz PCM16. ok is false
+// when the duration cannot be read (then the soundtrack's own length is
+// padded instead).
+func (s *Sample) containerBytes(ctx context.Context, opts *Options) (int, bool) {
+	bin := "ffmpeg"
+	if opts != nil && opts.FFmpeg != "" {
+		bin = opts.FFmpeg
+	}
+	exe, err := exec.LookPath(bin)
+	if err != nil {
+		return 0, false
+	}
+	path, cleanup, err := s.videoHostPath()
+	if err != nil {
+		return 0, false
+	}
+	defer cleanup()
+	d, err := probeDuration(ctx, exe, path)
+	if err != nil {
+		return 0, false
+	}
+	return int(math.Ceil(d)) * 32000, true
+}
+
+// fit zero-pads or truncates pcm to n bytes (prepare_media's rule).
+func fit(pcm []byte, n int) []byte {
+	if len(pcm) >= n {
+		return pcm[:n]
+	}
+	return append(pcm, make([]byte, n-len(pcm))...)
+}

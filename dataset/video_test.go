@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -137,3 +138,36 @@ func TestPreparedVideoFS(t *testing.T) {
 		t.Error("read outside the prepared set")
 	}
 }
+
+// TestVideoSoundtrackLength: the input lasts ceil(container duration), as
+// OmniInteract pads or truncates the soundtrack, not the soundtrack's own
+// length.
+func TestVideoSoundtrackLength(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name          string
+		videoS, audio float64
+		want          int
+	}{
+		{"short soundtrack padded", 3.2, 1.5, 4 * 32000},
+		{"equal", 2.0, 2.0, 2 * 32000},
+	}
+	for _, tc := range tests {
+		p := filepath.Join(dir, tc.name+".mp4")
+		out, err := exec.Command("ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=2:duration="+ftoa(tc.videoS),
+			"-f", "lavfi", "-i", "sine=frequency=300:sample_rate=16000:duration="+ftoa(tc.audio), "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", p).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ffmpeg: %v: %s", err, out)
+		}
+		s := Sample{SampleID: tc.name, Media: p, Video: p, FromVideo: true}
+		pcm, err := s.PCM(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pcm) != tc.want {
+			t.Errorf("%s: %d bytes, want %d", tc.name, len(pcm), tc.want)
+		}
+	}
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
