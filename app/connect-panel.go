@@ -66,10 +66,21 @@ func (c *connectPanel) Render() app.UI {
 				app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
 				app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
 				app.Option().Value("dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Selected(s.Source == "dataset:turntaking"),
+				app.Option().Value("dataset:video").Text("Video clip with frames (video)").Selected(s.Source == "dataset:video"),
 			).OnChange(func(ctx app.Context, e app.Event) {
 				v := ctx.JSSrc().Get("value").String()
 				c.set(ctx, func(s *Settings) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" })
 			})),
+			field("Video", "", app.Select().ID("in-video").Body(
+				app.Option().Value(VideoOff).Text("Off").Selected(s.Video != VideoCamera),
+				app.Option().Value(VideoCamera).Text("Camera (~1 fps JPEG)").Selected(s.Video == VideoCamera),
+			).OnChange(func(ctx app.Context, e app.Event) {
+				v := ctx.JSSrc().Get("value").String()
+				c.set(ctx, func(s *Settings) { s.Video = v })
+			})),
+			app.If(s.Video == VideoCamera, func() app.UI {
+				return app.Div().ID(CameraPreviewID).Class("ds-camera").Title("camera preview")
+			}),
 			app.If(s.TargetsEmbeddedSim(c.PageHost), func() app.UI {
 				return field("Simulator behaviour (Ctrl-click: several)", "", app.Select().ID("in-behavior").Multiple(true).Size(3).Body(
 					app.Range(SimBehaviors).Slice(func(i int) app.UI {

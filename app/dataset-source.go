@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/turntaking"
 )
 
@@ -31,6 +33,9 @@ type datasetClip struct {
 	Split    string `json:"split"`
 	Text     string `json:"text"`
 	URL      string `json:"url"`
+	// VideoFrames are the clip's frame URLs, one per OmniInteract slot
+	// (frame k due at (k+0.5)·1000 ms of the clip; "" for an empty slot).
+	VideoFrames []string `json:"video_frames"`
 }
 
 // clipCaption is a clip's text at its offset in the joined stream.
@@ -44,6 +49,10 @@ type joinedDataset struct {
 	PCM      []byte // 16 kHz PCM16
 	Captions []clipCaption
 	Labels   *streamLabels // nil when no clip has labels
+	// Video holds the clips' frames (bare base64 JPEG, "" for an empty
+	// slot) and VideoAtMs when each is due on the joined stream's clock.
+	Video     []string
+	VideoAtMs []float64
 }
 
 // loadDataset fetches a dataset's clips from the page's server and joins
@@ -78,6 +87,18 @@ func loadDataset(ctx context.Context, name string, frameMs int) (*joinedDataset,
 			out.PCM = append(out.PCM, make([]byte, gapBefore(len(out.PCM), labelled, frameMs))...)
 		}
 		clips[i].OffsetMs = float64(len(out.PCM)) / 32 // 16 kHz PCM16: 32 bytes per ms
+		for k, u := range c.VideoFrames {
+			f := ""
+			if u != "" {
+				b, err := fetch(ctx, u)
+				if err != nil {
+					return nil, fmt.Errorf("clip %s frame %d: %w", c.SampleID, k, err)
+				}
+				f = base64.StdEncoding.EncodeToString(b)
+			}
+			out.Video = append(out.Video, f)
+			out.VideoAtMs = append(out.VideoAtMs, clips[i].OffsetMs+session.OmniInteractBoundary(k))
+		}
 		out.Captions = append(out.Captions, clipCaption{TS: clips[i].OffsetMs / 1000, Text: c.Text})
 		out.PCM = append(out.PCM, p...)
 	}

@@ -60,6 +60,16 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		TabHidden: r.tabHidden, PacingMaxMs: p.MaxMs, FrameMs: r.settings.FrameMs,
 		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.legacySeen,
 		FramesDropped: r.framesDropped, Incomplete: r.result != nil && r.result.Incomplete,
+		FrameTick: r.tickWarn,
+	}
+	if r.cam != nil || r.clipVideo != nil {
+		in.Camera = "Camera"
+		if r.cam == nil {
+			in.Camera = "Video clip"
+		}
+		if r.sess != nil {
+			in.VideoFrames = r.sess.VideoFramesSent()
+		}
 	}
 	rows := r.log.rows
 	if len(rows) > 1000 {

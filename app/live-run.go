@@ -79,13 +79,17 @@ type liveRun struct {
 	cancel   context.CancelFunc
 	publish  func(*liveSnapshot)
 
-	graph    *audioGraph
-	sess     *session.Session
-	acc      metrics.Accumulator
-	frames   chan inputFrame
-	acks     chan ackReq
-	stopOnce sync.Once
-	stopped  chan struct{}
+	graph *audioGraph
+	cam   *camera // the camera source (Settings.Video == VideoCamera), else nil
+	// clipVideo: the dataset clip's frames (dataset:video), when no camera
+	clipVideo *session.ScheduledVideo
+	tickWarn  string // the session's frame-size warning (server tick)
+	sess      *session.Session
+	acc       metrics.Accumulator
+	frames    chan inputFrame
+	acks      chan ackReq
+	stopOnce  sync.Once
+	stopped   chan struct{}
 
 	phase, status  string
 	err            error
@@ -165,6 +169,10 @@ func (r *liveRun) run(pageHost string, secure bool) {
 			return
 		}
 		clip = ds.PCM
+		if len(ds.Video) > 0 && r.settings.Video != VideoCamera {
+			at := ds.VideoAtMs
+			r.clipVideo = &session.ScheduledVideo{List: ds.Video, Boundary: func(k int) float64 { return at[k] }}
+		}
 		r.mu.Lock()
 		r.labels = ds.Labels
 		for _, c := range ds.Captions {
@@ -200,6 +208,18 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	r.mu.Unlock()
 	g.resume()
 
+	if r.settings.Video == VideoCamera {
+		r.setPhase(phaseConnecting, "Opening the camera…")
+		cam, err := startCamera(r.ctx)
+		if err != nil {
+			r.fail(err)
+			return
+		}
+		r.mu.Lock()
+		r.cam = cam
+		r.mu.Unlock()
+		defer cam.stop()
+	}
 	url, err := r.settings.DialURL(pageHost, secure)
 	if err != nil {
 		r.fail(err)
@@ -216,6 +236,12 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	if clip != nil && r.settings.DatasetName() != "" {
 		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
 	}
+	switch {
+	case r.cam != nil:
+		cfg.Video = &r.cam.latest
+	case r.clipVideo != nil:
+		cfg.Video = r.clipVideo // the dataset's frames at OmniInteract's boundaries
+	}
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {
 		r.fail(fmt.Errorf("could not start a session at %s: %w", url, err))
@@ -223,6 +249,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	}
 	r.mu.Lock()
 	r.sess = s
+	r.tickWarn = s.TickWarning()
 	r.sessionID = s.ID()
 	r.ready = true
 	// Frames captured before this instant (queued in the worklet's port
@@ -364,6 +391,9 @@ func (r *liveRun) release() {
 func (r *liveRun) finish() {
 	if g := r.graph; g != nil {
 		g.stopInput()
+	}
+	if r.cam != nil {
+		r.cam.stop() // input ended: no more pictures
 	}
 	r.setPhase(phaseFinishing, "Input ended — waiting for the last responses…")
 	s := r.sess

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"strconv"
+
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/chart"
@@ -28,6 +30,13 @@ func (v *liveView) Render() app.UI {
 				return app.Div().Body(app.H2().Style("margin-top", "10px").Text("Input-stream window"), &bigNumbers{ID: "stream", Items: s.Stream})
 			}),
 			&levelMeters{In: s.InLevel, Out: s.OutLevel, Pacing: s.Pacing},
+			app.If(s.Camera != "", func() app.UI {
+				how := "~1 fps JPEG, quality 0.7, latest picture on the next append"
+				if s.Camera != "Camera" {
+					how = "1 fps, frame k on the first append at ≥ (k+0.5) s, as OmniInteract sends them"
+				}
+				return app.P().ID("camera-frames").Class("ds-hint").Text(s.Camera + ": " + strconv.Itoa(s.VideoFrames) + " video frames sent (" + how + ")")
+			}),
 		),
 		app.Div().Class("ds-grid").Body(
 			app.Div().Class("ds-panel").Body(c(chart.TTFP)),

@@ -38,6 +38,10 @@ type Settings struct {
 	// (probe_s=4,backchannel@9.5; a bare number is an interruption).
 	Probes []ProbeAt
 
+	// Video is the video source beside the audio: VideoOff (default) or
+	// VideoCamera (the latest ~1 fps camera JPEG rides the next append).
+	Video string
+
 	// DroppedPCM is a WAV the user dropped on the page, as 16 kHz PCM16
 	// (DroppedName its file name); it replaces the mic when set.
 	DroppedPCM  []byte
@@ -127,6 +131,13 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 			s.Probes = p
 		}
 	}
+	if v := q.Get("video"); v != "" {
+		if v == VideoOff || v == VideoCamera {
+			s.Video = v
+		} else {
+			errs = append(errs, fmt.Errorf("video=%q: want camera or off", v))
+		}
+	}
 	if v := q.Get("transport"); v != "" {
 		if v == "browser" || v == "coder" {
 			s.Transport = v
@@ -162,6 +173,9 @@ func (s Settings) Query() url.Values {
 	}
 	if s.Transport != "" {
 		q.Set("transport", s.Transport)
+	}
+	if s.Video == VideoCamera {
+		q.Set("video", VideoCamera)
 	}
 	if len(s.Probes) > 0 {
 		q.Set("probe_s", formatProbeSchedule(s.Probes))

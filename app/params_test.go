@@ -30,6 +30,13 @@ func TestParseSettings(t *testing.T) {
 			}(), 0},
 		{"unknown behaviour keeps the default", "behavior=yields,talks_backwards", def, 1},
 		{"empty dataset name", "source=dataset:", def, 1},
+		{"camera", "video=camera&source=dataset%3Avideo", func() Settings {
+			s := def
+			s.Video, s.Source = VideoCamera, "dataset:video"
+			return s
+		}(), 0},
+		{"video off", "video=off", func() Settings { s := def; s.Video = VideoOff; return s }(), 0},
+		{"bad video keeps the default", "video=screen", def, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,7 +66,7 @@ func TestDefaultSettingsSecure(t *testing.T) {
 func TestSettingsQueryRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "p", Behavior: "yields,slow_takeover", Proxy: true, DurationS: 3, View: "live",
-		Transport: "coder", Probes: []ProbeAt{{"interruption", 4}, {"backchannel", 9.5}, {"interruption", 12.5}}}
+		Transport: "coder", Video: VideoCamera, Probes: []ProbeAt{{"interruption", 4}, {"backchannel", 9.5}, {"interruption", 12.5}}}
 	got, errs := ParseSettings(s.Query(), DefaultSettings("x", false))
 	if len(errs) != 0 {
 		t.Fatal(errs)

@@ -20,6 +20,7 @@ import (
 	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -157,6 +158,7 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 		add("wire-log.json", report.AttachWireLog, "application/json", wl)
 		sx.WireLog = "wire-log.json"
 		sx.StreamStartMs = in.Trace.Session.StreamStartMs
+		sx.VideoFramesSent = session.VideoFramesSent(in.Trace)
 	}
 	if in.Pacing.Frames > 0 {
 		p99, mx := in.Pacing.P99Ms, in.Pacing.MaxMs

@@ -32,6 +32,8 @@ type liveSnapshot struct {
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
+	Camera               string // the video source ("Camera", "Video clip"), "" for none
+	VideoFrames          int    // video frames the appends carried
 }
 
 // chartData is one chart's option JSON and its point count.
@@ -65,6 +67,8 @@ type respView struct {
 
 // viewInput is what buildView needs; pure data, so it is tested natively.
 type viewInput struct {
+	Camera               string
+	VideoFrames          int
 	Phase, Status, Error string
 	SessionID            string
 	Final                bool
@@ -130,6 +134,7 @@ func buildView(in viewInput) *liveSnapshot {
 		Phase: in.Phase, Status: in.Status, Error: in.Error, SessionID: in.SessionID, Final: in.Final,
 		Charts: map[chart.Metric]chartData{}, Pacing: in.Pacing, InLevel: in.InLevel, OutLevel: in.OutLevel,
 		Log: in.Log, Share: in.Share, SentS: in.SentS, Probes: in.Probes, TurnTaking: in.TurnTaking, TTLabelled: in.TTLabelled, InputRate: in.InputRate, OutputRate: in.OutputRate,
+		Camera: in.Camera, VideoFrames: in.VideoFrames,
 	}
 	pts := map[chart.Metric][]chart.Point{}
 	var steps []chart.Step

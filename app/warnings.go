@@ -26,6 +26,7 @@ type warnInput struct {
 	Incomplete    bool
 	LegacyNames   bool
 	FramesDropped int
+	FrameTick     string // the session's frame-size warning (append size vs the server's tick)
 }
 
 // computeWarnings returns the validity warnings in a fixed order.
@@ -70,6 +71,9 @@ func computeWarnings(in warnInput) []warning {
 	}
 	if in.LegacyNames {
 		add(report.WarnLegacyEventNames, false, "The server sent legacy event names (response.audio.delta); the audio played, but vLLM metrics ignore those events.")
+	}
+	if in.FrameTick != "" {
+		add(report.WarnFrameTick, false, "The %s.", in.FrameTick)
 	}
 	if in.Incomplete {
 		add(report.WarnIncompleteSession, true, "The session ended before it finished; the numbers cover what arrived.")

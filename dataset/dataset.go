@@ -19,7 +19,7 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 )
 
-//go:embed builtin/manifest.jsonl builtin/*.wav builtin/NOTE builtin/turntaking/manifest.jsonl builtin/turntaking/*.wav
+//go:embed builtin/manifest.jsonl builtin/*.wav builtin/NOTE builtin/turntaking/manifest.jsonl builtin/turntaking/*.wav builtin/video/manifest.jsonl builtin/video/*.mp4
 var builtinFiles embed.FS
 
 // BuiltinName is the --dataset value that selects the bundled clips.
@@ -38,10 +38,12 @@ const TurnTakingName = "turntaking"
 // TurnTakingFS holds the labelled turn-taking cases (manifest.jsonl, *.wav).
 var TurnTakingFS fs.FS = mustSub(builtinFiles, "builtin/turntaking")
 
-// Bundled returns the bundled sets by name (builtin, turntaking): what
-// `duplexscope serve` offers the page at /api/datasets/{name}.
+// Bundled returns the bundled sets by name (builtin, turntaking, video):
+// what `duplexscope serve` offers the page at /api/datasets/{name}; the
+// video set prepared for the page (PreparedVideoFS: WAV plus JPEG frames,
+// made with ffmpeg on first use).
 func Bundled() map[string]fs.FS {
-	return map[string]fs.FS{BuiltinName: BuiltinFS, TurnTakingName: TurnTakingFS}
+	return map[string]fs.FS{BuiltinName: BuiltinFS, TurnTakingName: TurnTakingFS, VideoName: PreparedVideoFS(VideoName, VideoFS)}
 }
 
 func mustSub(f fs.FS, dir string) fs.FS {
@@ -63,11 +65,18 @@ type Sample struct {
 	// FromVideo reports that the audio is a video soundtrack (OmniInteract
 	// padding applies).
 	FromVideo bool `json:"from_video,omitempty"`
+	// Video is the video whose frames ride the appends (the record's
+	// video|video_path|video_file, resolved like Media); "" for none.
+	Video string `json:"video,omitempty"`
+	// Kind is the reference benchmark whose rules apply (session ids,
+	// frame boundaries): KindOmniInteract, KindDuplexEval or "".
+	Kind string `json:"kind,omitempty"`
 	// Record is the original manifest record.
 	Record json.RawMessage `json:"record,omitempty"`
 
-	fsys   fs.FS  // where Media lives (nil: host file system)
-	inline []byte // audio bytes carried in the record itself
+	fsys    fs.FS  // where Media lives (nil: host file system)
+	inline  []byte // audio bytes carried in the record itself
+	videoFS fs.FS  // where Video lives (nil: host file system)
 }
 
 // Key is the (split, sample_id) merge key of the sample.
@@ -79,6 +88,7 @@ type Options struct {
 	Limit     int    // keep at most this many samples (0: all)
 	MediaRoot string // base for relative media paths (default: the manifest's directory)
 	FFmpeg    string // ffmpeg binary (default "ffmpeg" on $PATH)
+	Kind      string // reference benchmark of the records (video.go): KindOmniInteract, KindDuplexEval or ""
 }
 
 // Load reads the dataset at src: "builtin", "turntaking", a directory holding
@@ -97,6 +107,8 @@ func Load(src string, opts *Options) ([]Sample, error) {
 		fsys, manifest = BuiltinFS, "manifest.jsonl"
 	case src == TurnTakingName:
 		fsys, manifest = TurnTakingFS, "manifest.jsonl"
+	case src == VideoName:
+		fsys, manifest = VideoFS, "manifest.jsonl"
 	default:
 		st, err := os.Stat(src)
 		if err != nil {
@@ -121,7 +133,7 @@ func Load(src string, opts *Options) ([]Sample, error) {
 			if err != nil {
 				return nil, fmt.Errorf("dataset %q: media root: %w", src, err)
 			}
-			opts = &Options{Split: opts.Split, Limit: opts.Limit, MediaRoot: abs, FFmpeg: opts.FFmpeg}
+			opts = &Options{Split: opts.Split, Limit: opts.Limit, MediaRoot: abs, FFmpeg: opts.FFmpeg, Kind: opts.Kind}
 		}
 	}
 	data, err := fs.ReadFile(fsys, manifest)
@@ -142,6 +154,7 @@ func Load(src string, opts *Options) ([]Sample, error) {
 		if opts.Split != "" && opts.Split != "all" && s.Split != opts.Split {
 			continue
 		}
+		s.Kind = opts.Kind
 		if j, dup := seen[s.Key()]; dup {
 			return nil, fmt.Errorf("dataset %q: records %d and %d share (split %q, sample_id %q)", src, j+1, i+1, s.Split, s.SampleID)
 		}
@@ -264,6 +277,9 @@ func sampleFromRecord(rec map[string]json.RawMessage, i int, fsys fs.FS, dir, me
 	if s.inline == nil {
 		s.Media, s.fsys = resolve(s.Media, fsys, dir, mediaRoot)
 	}
+	if v, ok := first(rec, "video", "video_path", "video_file"); ok {
+		s.Video, s.videoFS = resolve(str(v), fsys, dir, mediaRoot)
+	}
 	return s, nil
 }
 
@@ -335,6 +351,11 @@ func (s *Sample) PCM(ctx context.Context, opts *Options) ([]byte, error) {
 	pcm, err := decodeFFmpeg(ctx, ffmpeg, hostPath)
 	if err != nil {
 		return nil, fmt.Errorf("sample %s (%s): %w", s.Key(), s.Media, err)
+	}
+	if s.FromVideo && s.Video != "" {
+		if n, ok := s.containerBytes(ctx, opts); ok {
+			return fit(pcm, n), nil // OmniInteract: ceil(container duration) seconds
+		}
 	}
 	return pad(pcm, s.FromVideo), nil
 }

@@ -264,10 +264,12 @@ func buildCLI(t *testing.T) string {
 
 // runCLITurnTaking runs `duplexscope run --dataset turntaking` (one session
 // per clip, all four at once) against wsURL and returns its turn_taking.
+// --frame-ms 200 frames the clips as the page does (the page's frame is
+// always chosen; without it the CLI would adopt PersonaPlex's 80 ms tick).
 func runCLITurnTaking(bin, wsURL, dir string) (*ttScores, error) {
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "run", "--url", wsURL, "--model", "sim", "--dataset", "turntaking", "--concurrency", "4",
-		"--out", out, "--settle", "1s", "--progress=false")
+		"--frame-ms", "200", "--out", out, "--settle", "1s", "--progress=false")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%v\n%s", err, b)
 	}

@@ -119,6 +119,9 @@ func Import(b []byte, lim Limits, opt ImportOptions) (*Report, error) {
 	}
 	format := ""
 	switch {
+	case top["duplex_session_metrics"] != nil && (top["backend"] != nil || top["endpoint_type"] != nil):
+		// vllm bench serve --save-result: its setup keys mark it, rows or not
+		format = FormatSaveResult
 	case top["duplex_request_metrics"] != nil:
 		format = FormatDuplexMetrics
 	case top["duplex_session_metrics"] != nil:

@@ -301,6 +301,11 @@ type SessionExtra struct {
 	WireLog       string   `json:"wire_log,omitempty"`          // attachment name of its duplex-trace/v1
 	TruthURL      string   `json:"truth_url,omitempty"`
 	StreamStartMs *float64 `json:"stream_start_ms,omitempty"` // client monotonic clock
+	// ServerSessionID is the server's session.id when session_id is the
+	// reference's client id (METRICS.md §2); VideoFramesSent counts the
+	// video frames the session's appends carried.
+	ServerSessionID string `json:"server_session_id,omitempty"`
+	VideoFramesSent int    `json:"video_frames_sent"`
 }
 
 // Warning codes (Warning.Code).
@@ -315,6 +320,7 @@ const (
 	WarnLegacyEventNames     = "legacy_event_names"
 	WarnNegativeLatency      = "negative_latency"
 	WarnInvalidValue         = "invalid_server_value" // NaN/±Inf or unconvertible value written as null (issue 16)
+	WarnFrameTick            = "frame_tick_mismatch"
 )
 
 // WarningCodes lists every known code with its default human text.
@@ -329,6 +335,7 @@ var WarningCodes = map[string]string{
 	WarnLegacyEventNames:     "The server used legacy event names, which vLLM metrics ignore.",
 	WarnNegativeLatency:      "A latency was negative (text received before response.created).",
 	WarnInvalidValue:         "A server value was not a finite number (or not convertible); it is written as null.",
+	WarnFrameTick:            "The append size disagrees with the server's tick (capabilities.chunk_period_ms).",
 }
 
 // Warning is one validity warning: a code from WarningCodes and human text.

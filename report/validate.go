@@ -597,6 +597,9 @@ func Validate(r *Report, lim Limits) error {
 		c.str(p+".error", s.Error, 4096, false)
 		c.num(p+".pacing_lag_p99_ms", s.PacingLagP99, false)
 		c.num(p+".pacing_lag_max_ms", s.PacingLagMax, false)
+		if s.VideoFramesSent < 0 {
+			c.add(p+".video_frames_sent", "negative")
+		}
 	}
 	if r.Imported != nil {
 		c.enum("imported.format", r.Imported.Format, FormatDuplexMetrics, FormatSaveResult)

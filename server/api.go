@@ -336,6 +336,15 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Content-Disposition", `attachment; filename="duplex_metrics.json"`)
 		w.Write(b)
+	case report.FormatVLLMResult: // the vllm bench serve --save-result file
+		b, err := report.VLLMResult(rep)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error(), nil)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="vllm-result-`+rec.ID+`.json"`)
+		w.Write(b)
 	case "csv":
 		var buf bytes.Buffer
 		if err := report.CSV(&buf, rep); err != nil {
@@ -346,7 +355,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Disposition", `attachment; filename="duplexscope-`+rec.ID+`.csv"`)
 		w.Write(buf.Bytes())
 	default:
-		writeError(w, http.StatusBadRequest, "format: want json, vllm or csv", nil)
+		writeError(w, http.StatusBadRequest, "format: want json, vllm, vllm-result or csv", nil)
 	}
 }
 

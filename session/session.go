@@ -20,7 +20,7 @@ type Config struct {
 	URL   string // server base URL (ws/wss/http/https); duplex=1 and autostart=0 are forced, model= defaulted
 	Model string // served model name (session.update model and the model= query key)
 
-	FrameMs      int    // input append size in ms: 200 (default), 80, 1000, …
+	FrameMs      int    // input append size in ms: 200, 80, 1000, …; 0: 200, or the server's tick when smaller (tick.go)
 	RefAudio     []byte // optional reference voice WAV → session.ref_audio data URL
 	Instructions string // default "Streaming Omni Conversation."
 	ServerVAD    bool   // turn_detection server_vad (1.5 s silence tail, no commit) instead of model-native
@@ -47,8 +47,18 @@ type Config struct {
 	// before it is sent (voice, temperature, extra_body knobs of a preset).
 	Customize func(*protocol.SessionConfig)
 
-	SampleID, Split string     // copied into the wire log's session meta (both or neither)
-	Observers       []Observer // get every wire-log entry and lifecycle change
+	SampleID, Split string // copied into the wire log's session meta (both or neither)
+
+	// Video, when set, attaches video frames to appends (video.go); the
+	// wire log keeps each frame as {"bytes", "sha256"} unless KeepVideo.
+	Video     VideoSource
+	KeepVideo bool
+	// SessionID, when set, is the client's id for the session as the
+	// reference benchmarks write it (METRICS.md §2): the wire log's
+	// session.session_id carries it and the server's id moves to
+	// duplexscope.server_session_id.
+	SessionID string
+	Observers []Observer // get every wire-log entry and lifecycle change
 }
 
 func (c Config) withDefaults() Config {
@@ -128,6 +138,9 @@ type Session struct {
 	handled    int // messages processed (tests wait for quiescence on it)
 	player     *player
 	state      State
+	appends    int  // appends sent (video source index)
+	tickSeen   bool // the server advertised capabilities.chunk_period_ms
+	videoSent  int  // video frames sent
 
 	msgs     chan inMsg
 	readDone chan struct{}
@@ -159,6 +172,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 	if cfg == nil {
 		return nil, errors.New("session: nil config")
 	}
+	frameGiven := cfg.FrameMs > 0
 	c := cfg.withDefaults()
 	q := url.Values{}
 	if c.Model != "" {
@@ -232,6 +246,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 	default:
 		return fail(&HandshakeError{Err: fmt.Errorf("no session.created within %v: %w", c.HandshakeTimeout, err)})
 	}
+	s.settleFrame(frameGiven)
 	s.setState(StateOpen, nil)
 	return s, nil
 }
@@ -326,7 +341,14 @@ func (s *Session) sendAt(ctx context.Context, ev protocol.Event, hook func(at ti
 	if hook != nil {
 		hook(at)
 	}
-	s.appendLocked(trace.Event{TMs: durMs(at), Dir: trace.DirSend, Event: b})
+	logged := b
+	if a, ok := ev.(*protocol.InputAudioBufferAppend); ok && len(a.VideoFrames) > 0 {
+		s.videoSent += len(a.VideoFrames)
+		if !s.cfg.KeepVideo {
+			logged = logVideo(b, a.VideoFrames)
+		}
+	}
+	s.appendLocked(trace.Event{TMs: durMs(at), Dir: trace.DirSend, Event: logged})
 	s.mu.Unlock()
 	if err := s.conn.Write(ctx, b); err != nil {
 		return at, fmt.Errorf("send %s: %w", ev.EventType(), err)
@@ -410,6 +432,7 @@ func (s *Session) handle(m Message) {
 				}
 				if c := in.Session.Capabilities; c != nil && c.ChunkPeriodMs != nil && *c.ChunkPeriodMs > 0 {
 					s.chunkMs = *c.ChunkPeriodMs
+					s.tickSeen = true
 				}
 			}
 		}
@@ -566,6 +589,10 @@ type Extra struct {
 	Incomplete    bool     `json:"incomplete"`
 	Error         string   `json:"error,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
+	// ServerSessionID is the server's session.id when Config.SessionID
+	// replaced it as session.session_id.
+	ServerSessionID string `json:"server_session_id,omitempty"`
+	VideoFramesSent int    `json:"video_frames_sent,omitempty"`
 }
 
 func (s *Session) traceLocked() *trace.Session {
@@ -574,7 +601,10 @@ func (s *Session) traceLocked() *trace.Session {
 		t.Session.SampleID = ptr(s.cfg.SampleID)
 		t.Session.Split = ptr(s.cfg.Split)
 	}
-	if s.id != "" {
+	switch {
+	case s.cfg.SessionID != "":
+		t.Session.SessionID = ptr(s.cfg.SessionID)
+	case s.id != "":
 		t.Session.SessionID = ptr(s.id)
 	}
 	if s.streamAt != nil {
@@ -589,7 +619,10 @@ func (s *Session) traceLocked() *trace.Session {
 		URL: s.url, Model: s.cfg.Model, FrameMs: s.cfg.FrameMs, ChunkPeriodMs: s.chunkMs,
 		Transport: s.cfg.Transport, Clock: "client_monotonic", Playback: pb,
 		Pacing: SummarizeLag(s.lags), InputBytes: s.sentBytes,
-		Warnings: append([]string(nil), s.warnings...),
+		Warnings: append([]string(nil), s.warnings...), VideoFramesSent: s.videoSent,
+	}
+	if s.cfg.SessionID != "" {
+		ex.ServerSessionID = s.id
 	}
 	if err := s.errLocked(); err != nil {
 		ex.Incomplete, ex.Error = true, err.Error()

@@ -64,7 +64,9 @@ func (s *Session) Stream(ctx context.Context, pcm []byte) error {
 		if err := s.Err(); err != nil {
 			return err
 		}
-		at, err := s.sendAt(ctx, appendEvent(pcm[off:end], end), func(at time.Duration) {
+		ev := appendEvent(pcm[off:end], end)
+		s.attachVideo(ev)
+		at, err := s.sendAt(ctx, ev, func(at time.Duration) {
 			if k == 0 {
 				s.startStreamLocked(at)
 				pacer = Pacer{Start: at, Rate: audio.InputRate}
@@ -138,7 +140,9 @@ func (s *Session) SendFrame(ctx context.Context, pcm []byte) error {
 	}
 	var due, lag time.Duration
 	k := 0
-	at, err := s.sendAt(ctx, appendEvent(chunk, start+len(chunk)), func(at time.Duration) {
+	ev := appendEvent(chunk, start+len(chunk))
+	s.attachVideo(ev)
+	at, err := s.sendAt(ctx, ev, func(at time.Duration) {
 		s.startStreamLocked(at)
 		due = *s.streamAt + audio.BytesToDuration(start, audio.InputRate)
 		lag = at - due
@@ -174,7 +178,9 @@ func (s *Session) Commit(ctx context.Context) error {
 		tail = nil // the tail rule: drop the last sample of a whole number of units
 	}
 	if len(tail) > 0 {
-		if _, err := s.sendAt(ctx, appendEvent(tail, start+len(tail)), func(at time.Duration) {
+		ev := appendEvent(tail, start+len(tail))
+		s.attachVideo(ev)
+		if _, err := s.sendAt(ctx, ev, func(at time.Duration) {
 			s.startStreamLocked(at)
 			s.sentBytes = start + len(tail)
 		}); err != nil {

@@ -43,6 +43,13 @@
 // JPEGs, base64, plus JSON); a bigger one closes the session with 1009.
 // session.update's idle_timeout_s is capped at 1 h.
 //
+// Video (video.go): an append's video_frames must hold 1–2 bare-base64
+// JPEG/PNG frames (else error invalid_video_frames, the append is not
+// taken). Each frame delays the next response's TTFT and TTFP by
+// sim_video_frame_ms / --sim-video-frame-ms (0…1000, default 40): the
+// model's image prefill. Truth lists video_frames_received and, per frame,
+// the append that carried it (append_index, audio_end_ms after it).
+//
 // # Session behaviour
 //
 // The first message must be session.update within 10 s (else an error

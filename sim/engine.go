@@ -160,6 +160,7 @@ type engine struct {
 	itemN      int
 	// others counts the other sessions open on the simulator (contended).
 	others func() int
+	video  videoState // video_frames bookkeeping (video.go)
 }
 
 func newEngine(cfg *sessionConfig, id string, seed uint64, now time.Duration, truth *truthRec) *engine {
@@ -171,6 +172,7 @@ func newEngine(cfg *sessionConfig, id string, seed uint64, now time.Duration, tr
 		opened: now, inRate: protocol.DefaultInputRateHz, outRate: protocol.DefaultOutputRateHz,
 		responses: map[string]*response{}, idle: DefaultIdleTimeout, lastInput: now,
 	}
+	e.video.frameMs = cfg.videoFrameMs
 	e.model = cfg.queryModel
 	if e.model == "" {
 		e.model = cfg.sc.Model
@@ -574,9 +576,13 @@ func (e *engine) onAppend(now time.Duration, ev *protocol.InputAudioBufferAppend
 		e.sendError(now, protocol.CodeBadAudio, fmt.Sprintf("input_audio_buffer.append: %d bytes is not whole PCM16 samples", len(b)), ev.EventID)
 		return
 	}
+	if !e.checkVideo(now, ev) {
+		return
+	}
 	before := e.inputMs()
 	e.inBytes += int64(len(b))
 	e.sinceCommit += int64(len(b))
+	e.noteAppend(ev)
 	after := e.inputMs()
 	for _, v := range e.vad.feed(samples) {
 		switch v.kind {
@@ -813,6 +819,9 @@ func (e *engine) startSpeak(now time.Duration) {
 	if e.cfg.behaviors[BehaviorContended] && e.others != nil {
 		extra := float64(ContendedMsPerSession * e.others())
 		ttfp, ttft = ttfp+extra, ttft+extra
+	}
+	if v := e.takeVideoCost(); v > 0 {
+		ttfp, ttft = ttfp+v, ttft+v
 	}
 	lengthMs := math.Max(10, math.Round(clampMs(sc.ResponseMs.Sample(e.rng), MaxResponseMs)/10)*10)
 	r.samples = int(lengthMs) * e.outRate / 1000

@@ -27,6 +27,9 @@ type Options struct {
 	Seed         int64   // --sim-seed / sim_seed (default 1)
 	RTF          float64 // --sim-rtf / sim_rtf; 0 = the scenario's
 	Behavior     string  // --sim-behavior / sim_behavior, comma-separated turn-taking knobs
+	// VideoFrameMs is the per-frame cost of video_frames (--sim-video-frame-ms /
+	// sim_video_frame_ms); nil means DefaultVideoFrameMs.
+	VideoFrameMs *float64
 
 	// Scenario, when non-nil, replaces Profile/ScenarioFile as the process scenario.
 	Scenario *Scenario
@@ -78,18 +81,24 @@ func RegisterFlags(fs *flag.FlagSet) *Options {
 	fs.Float64Var(&o.RTF, "sim-rtf", 0, "simulator real-time factor of output generation (0 = profile's)")
 	fs.StringVar(&o.Behavior, "sim-behavior", "", "simulator turn-taking behaviours, comma-separated (see `go doc sim`)")
 	fs.IntVar(&o.MaxSessions, "sim-max-sessions", DefaultMaxSessions, "simulator sessions open at once; more are refused with HTTP 503")
+	fs.Func("sim-video-frame-ms", fmt.Sprintf("simulator cost of one video frame, added to the next response's TTFT/TTFP (0…%d, default %d)", MaxVideoFrameMs, DefaultVideoFrameMs), func(v string) error {
+		ms, err := parseVideoFrameMs(v)
+		o.VideoFrameMs = &ms
+		return err
+	})
 	return o
 }
 
 // sessionConfig is one session's resolved behaviour.
 type sessionConfig struct {
-	sc         Scenario
-	faults     faultSet
-	behaviors  map[string]bool
-	legacy     bool
-	seed       int64
-	seedFixed  bool // sim_seed given per session: use it as is
-	queryModel string
+	sc           Scenario
+	faults       faultSet
+	behaviors    map[string]bool
+	legacy       bool
+	seed         int64
+	seedFixed    bool // sim_seed given per session: use it as is
+	queryModel   string
+	videoFrameMs float64 // cost of one video frame (video.go)
 }
 
 // baseScenario resolves the process-level scenario.
@@ -197,6 +206,15 @@ func (o *Options) resolve(base Scenario, q url.Values) (*sessionConfig, error) {
 				return nil, fmt.Errorf("sim: sim_turns_ms %q: want comma-separated input-clock ms (0 to %d)", v, MaxInputMs)
 			}
 			cfg.sc.TurnsMs = append(cfg.sc.TurnsMs, n)
+		}
+	}
+	cfg.videoFrameMs = DefaultVideoFrameMs
+	if o.VideoFrameMs != nil {
+		cfg.videoFrameMs = *o.VideoFrameMs
+	}
+	if v := q.Get("sim_video_frame_ms"); v != "" {
+		if cfg.videoFrameMs, err = parseVideoFrameMs(v); err != nil {
+			return nil, err
 		}
 	}
 	applyBehaviors(&cfg.sc, cfg.behaviors)

@@ -26,7 +26,9 @@ const shutdownGrace = 2 * time.Second
 // MaxVideoFrameBytes (JPEG), all base64, plus JSON; a bigger frame closes
 // the session with 1009 (message too big) instead of being buffered.
 const (
-	MaxAppendMs        = 10000
+	MaxAppendMs = 10000
+	// MaxVideoFrameBytes bounds one decoded camera frame (the CLI and the
+	// page cap their JPEGs at the same size; video.go checks it per frame).
 	MaxVideoFrameBytes = 256 << 10
 	frameJSONOverhead  = 16 << 10
 	// MaxFrameBytes is the read limit per client frame (≈ 1.1 MiB).

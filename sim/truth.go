@@ -24,6 +24,10 @@ type Truth struct {
 	// EventsDropped counts events not listed because the session passed
 	// MaxTruthEvents (responses are always complete).
 	EventsDropped int `json:"events_dropped"`
+	// VideoFramesReceived counts the video frames of accepted appends;
+	// VideoFrames says which append carried each (video.go).
+	VideoFramesReceived int               `json:"video_frames_received"`
+	VideoFrames         []TruthVideoFrame `json:"video_frames"`
 }
 
 // MaxTruthEvents bounds the events listed per session, so long soak
@@ -81,6 +85,9 @@ type truthRec struct {
 func (r *truthRec) snapshot() ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.t.VideoFrames == nil {
+		r.t.VideoFrames = []TruthVideoFrame{}
+	}
 	return json.Marshal(&r.t)
 }
 

@@ -57,7 +57,7 @@ server reported them (server clock); every row says which.
 Flags:
   --url WS_URL         server base URL (duplex=1 and autostart=0 are added; model= defaulted)
   --model NAME         served model name
-  --dataset SRC        "builtin", "turntaking" (labelled turn-taking cases), a directory with
+  --dataset SRC        "builtin", "turntaking" (labelled turn-taking cases), "video" (one clip with frames), a directory with
                        manifest.jsonl, or a .json/.jsonl record file. Records with a "turntaking":
                        {"cases": [{id, category, onset_ms, offset_ms, anchor_ms, window_ms}]} member are
                        scored from their wire logs (TOR per category with cases/takeovers, latency over
@@ -102,6 +102,21 @@ Flags:
                        prints its capability; the other shards must pass it. Shards started together may all
                        pass the same secret instead (22–128 of [A-Za-z0-9_-]); the first to arrive creates R with it
   --join-after DUR     load curve: delay of the joining session (default 1s)
+  --save-result        also write the vllm bench serve --save-result file (vLLM's top-level keys; ours under
+                       "duplexscope"): RESULT_DIR/{label}-infqps-concurrency{N}-{model}-{date}.json
+  --result-dir D --result-filename F   where it goes (default ., the name above); without --out the run files
+                       go to RESULT_DIR/duplexscope-DATE/
+  --keep-video         keep video frame bytes in the wire logs (default: {"bytes": N, "sha256": …} per frame)
+  vLLM spellings       --dataset-name omniinteract|omni-duplex-eval, --dataset-path, --num-prompts (OmniInteract
+                       default 3; 0 = all), --max-concurrency, --base-url/--host/--port + --endpoint,
+                       --omniinteract-subsets, --omniinteract-timeout-s, --request-id-prefix, --label,
+                       --metadata KEY=VALUE, --backend openai-realtime-duplex, --request-rate inf; --burstiness,
+                       --seed, --disable-shuffle are recorded only
+
+Records with a video (OmniInteract cases, a manifest's "video") send frames extracted by ffmpeg at the
+reference's boundaries. Without --frame-ms a server tick (capabilities.chunk_period_ms) below 200 ms is
+used as the append size; a given size that disagrees with the tick is warned about. The run ends with the
+reference's "Duplex Per-Response Latency" block.
 
 Exit status: 0 every session completed; 1 at least one session failed (a
 summary of which and why is printed; results are still written); 2 bad usage
@@ -129,6 +144,8 @@ type runOptions struct {
 	Probe                                 string        // --probe FILE
 	LoadCurve                             string        // --load-curve 1,2,4,8,16
 	JoinAfter                             time.Duration // --join-after (load curve)
+	FrameGiven                            bool          // --frame-ms named (else the server's tick may replace 200)
+	vllm                                  vllmFlags     // vLLM spellings (run_vllm.go)
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -182,11 +199,18 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.Probe, "probe", "", "JSON list of {kind, clip, offset_s} probes to inject")
 	fs.StringVar(&o.LoadCurve, "load-curve", "", "comma list of concurrency levels (e.g. 1,2,4,8,16)")
 	fs.DurationVar(&o.JoinAfter, "join-after", time.Second, "load curve: the joining session starts this long after the level's others")
+	registerVLLMFlags(fs, &o.vllm)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	o.FrameGiven = set["frame-ms"]
+	if err := applyVLLM(o, set); err != nil {
+		return nil, err
+	}
 	var missing []string
-	for _, f := range []struct{ name, v string }{{"--url", o.URL}, {"--model", o.Model}, {"--dataset", o.Dataset}, {"--out", o.Out}} {
+	for _, f := range []struct{ name, v string }{{"--url (or --base-url)", o.URL}, {"--model", o.Model}, {"--dataset (or --dataset-path)", o.Dataset}, {"--out (or --save-result)", o.Out}} {
 		if f.v == "" {
 			missing = append(missing, f.name)
 		}
@@ -394,7 +418,7 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 		refAudio = b
 	}
 	dopts := &dataset.Options{Split: o.Split, Limit: o.Limit, MediaRoot: o.MediaRoot}
-	samples, err := dataset.Load(o.Dataset, dopts)
+	samples, err := loadSamples(o, dopts)
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("run: %w", err)}
 	}
@@ -506,6 +530,14 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 		ran    bool
 	}
 	outcomes := make([]outcome, len(todo))
+	reqIndex := map[string]int{} // the request index of the reference's session ids
+	for k, s := range samples {
+		reqIndex[s.Key()] = k
+	}
+	frameMs := o.FrameMs
+	if !o.FrameGiven {
+		frameMs = 0 // the session applies the server's tick (session.Config.FrameMs)
+	}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(o.Concurrency, len(todo)); w++ {
@@ -519,14 +551,24 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 				if err == nil && len(probes) > 0 {
 					pcm = session.InjectProbes(pcm, probes)
 				}
+				var video session.VideoSource
+				if err == nil {
+					var dropped int
+					if video, dropped, err = videoFor(ctx, &s, dopts); dropped > 0 {
+						barMu.Lock() // stderr is shared with the progress bar
+						fmt.Fprintf(stderr, "run: %s/%s: %d video frames over %d KiB were dropped\n", s.Split, s.SampleID, dropped, dataset.MaxFrameBytes>>10)
+						barMu.Unlock()
+					}
+				}
 				if err != nil {
 					oc.err = err
 				} else {
 					live := &liveObserver{stats: stats, onResp: describe, seen: map[string]bool{}}
 					cfg := &session.Config{
-						URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: refAudio, ServerVAD: o.ServerVAD,
+						URL: o.URL, Model: o.Model, FrameMs: frameMs, RefAudio: refAudio, ServerVAD: o.ServerVAD,
 						Settle: o.Settle, CompletionTimeout: o.Timeout,
 						SampleID: s.SampleID, Split: s.Split, Observers: []session.Observer{live},
+						Video: video, KeepVideo: o.vllm.KeepVideo, SessionID: sessionIDFor(o, &s, reqIndex[s.Key()]),
 					}
 					oc.res, oc.err = session.Run(ctx, cfg, pcm)
 					if oc.res != nil {
@@ -626,6 +668,19 @@ feed:
 			return nil, fmt.Errorf("run: %w", err)
 		}
 	}
+	if o.vllm.SaveResult {
+		p, err := writeSaveResult(o, rep, sum, started)
+		if err != nil {
+			return nil, fmt.Errorf("run: --save-result: %w", err)
+		}
+		fmt.Fprintf(stdout, "run: result → %s\n", p)
+	}
+	fmt.Fprint(stdout, dm.Console())
+	for _, w := range rep.Warnings {
+		if w.Code == report.WarnFrameTick {
+			fmt.Fprintf(stdout, "run: warning: %s\n", w.Message)
+		}
+	}
 	fmt.Fprintf(stdout, "run: %d sessions (%d skipped, %d failed) → %s\n", sum.Ran, skipped, len(sum.Failed), o.Out)
 	fmt.Fprintf(stdout, "run: %s\n", stats.describe())
 	printTurnTaking(stdout, rep.TurnTaking)
@@ -697,6 +752,7 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 	rep.Warnings = append(rep.Warnings, report.ValueWarnings(dm)...) // values written as null
 	frame := float64(o.FrameMs)
 	var lagging, legacy, underruns int
+	var tickWarn string
 	tt := &ttCollector{}
 	for _, s := range samples {
 		name := traceName(s.Split, s.SampleID)
@@ -723,6 +779,7 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 		if t.Session.SessionID != nil {
 			se.SessionID = *t.Session.SessionID
 		}
+		se.ServerSessionID, se.VideoFramesSent = ex.ServerSessionID, session.VideoFramesSent(t)
 		if b, err := os.ReadFile(filepath.Join(o.Out, dirTraces, name)); err == nil {
 			h := sha256.Sum256(b)
 			rep.Attachments = append(rep.Attachments, report.Attachment{Name: name, Kind: report.AttachWireLog, ContentType: "application/json",
@@ -730,13 +787,20 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 		}
 		if ex.Pacing.Frames > 0 {
 			se.PacingLagP99, se.PacingLagMax = ptrTo(ex.Pacing.P99Ms), ptrTo(ex.Pacing.MaxMs)
-			if ex.Pacing.MaxMs > frame {
+			f := frame // the append size the session used (the server's tick may have replaced the default)
+			if ex.FrameMs > 0 {
+				f = float64(ex.FrameMs)
+			}
+			if ex.Pacing.MaxMs > f {
 				lagging++
 			}
 		}
 		for _, w := range ex.Warnings {
 			if strings.HasPrefix(w, "legacy") {
 				legacy++
+			}
+			if strings.HasPrefix(w, session.WarnFrameTickPrefix) && tickWarn == "" {
+				tickWarn = w
 			}
 		}
 		rep.Sessions = append(rep.Sessions, se)
@@ -753,6 +817,9 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 	}
 	if legacy > 0 {
 		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnLegacyEventNames, Message: report.WarningCodes[report.WarnLegacyEventNames]})
+	}
+	if tickWarn != "" {
+		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnFrameTick, Message: "The " + tickWarn + "."})
 	}
 	report.Finish(rep)
 	return rep, nil
@@ -851,6 +918,7 @@ func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runS
 			lagMax = *s.PacingLagMax
 		}
 	}
+	meanLag, _ := pacingLag(loadRunSessions(o, rep))
 	head := metrics.Object{
 		{Key: "date", Value: started.UTC().Format(time.RFC3339)},
 		{Key: "backend", Value: "openai-realtime-duplex"},
@@ -865,6 +933,7 @@ func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runS
 		{Key: "completed", Value: sum.Ran - len(sum.Failed)},
 		{Key: "failed", Value: len(sum.Failed)},
 		{Key: "skipped", Value: sum.Skipped},
+		{Key: "pacing_mean_lag_s", Value: meanLag},
 		{Key: "pacing_max_lag_s", Value: lagMax / 1000},
 		{Key: "pacing_clock", Value: "client monotonic send clock"},
 	}

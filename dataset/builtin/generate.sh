@@ -8,8 +8,10 @@
 # Output is deterministic for a given espeak-ng/sox version.
 set -euo pipefail
 cd "$(dirname "$0")"
+if [[ ${1:-all} != video ]]; then
 command -v espeak-ng >/dev/null || { echo "generate.sh: espeak-ng missing (apt-get install espeak-ng)" >&2; exit 1; }
 command -v sox >/dev/null || { echo "generate.sh: sox missing (apt-get install sox)" >&2; exit 1; }
+fi
 
 clips=(
   "greeting|Hello there. Can you hear me clearly?"
@@ -24,7 +26,7 @@ clips=(
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-what=${1:-all} # all | clips | turntaking
+what=${1:-all} # all | clips | turntaking | video
 if [[ $what == all || $what == clips ]]; then
 : > manifest.jsonl
 for entry in "${clips[@]}"; do
@@ -83,4 +85,16 @@ on=$((lead + a + 1600))
 sox "$(sil $lead)" "$tmp/iq.wav" "$(sil 1600)" "$tmp/ii.wav" "$(sil 2400)" turntaking/interruption.wav
 case_line interruption "Describe the solar system. ... Wait, what about Mars?" interruption $on $((on + b)) $on 3000
 fi
-du -cb ./*.wav turntaking/*.wav | tail -1
+if [[ $what == all || $what == video ]]; then
+# video: one small clip for the video path (dataset name "video"): ffmpeg's
+# testsrc2 pattern, 96x72 at 2 fps, with greeting.wav as its soundtrack.
+# Needs ffmpeg (Debian: apt-get install ffmpeg).
+command -v ffmpeg >/dev/null || { echo "generate.sh: ffmpeg missing (apt-get install ffmpeg)" >&2; exit 1; }
+mkdir -p video
+dur=$(awk "BEGIN{print $(stat -c %s greeting.wav)/32000}")
+ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=96x72:rate=2:duration=$dur" -i greeting.wav \
+  -map 0:v -map 1:a -c:v libx264 -preset veryslow -crf 45 -pix_fmt yuv420p -g 10 -bf 0 \
+  -c:a aac -b:a 12k -ar 16000 -ac 1 -shortest -map_metadata -1 -fflags +bitexact -flags:v +bitexact -flags:a +bitexact video/greeting.mp4
+printf '{"sample_id":"greeting_video","split":"video","video":"greeting.mp4","text":"Hello there. Can you hear me clearly?"}\n' > video/manifest.jsonl
+fi
+du -cb ./*.wav turntaking/*.wav video/*.mp4 2>/dev/null | tail -1

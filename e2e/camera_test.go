@@ -1,0 +1,117 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestCameraSession runs a page session with the camera source on
+// (video=camera) against Chromium's fake camera: the latest ~1 fps JPEG
+// rides the next append; the report counts the frames sent, the simulator
+// received the same number, and the wire log keeps digests, not pictures.
+func TestCameraSession(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	const durS = 8
+	q := url.Values{"autostart": {"1"}, "duration_s": {strconv.Itoa(durS)}, "source": {"mic"}, "video": {"camera"}}
+	run := runPage(t, s, ctx, q, 2*time.Minute)
+
+	var rep struct {
+		Sessions []struct {
+			SessionID       string `json:"session_id"`
+			WireLog         string `json:"wire_log"`
+			VideoFramesSent int    `json:"video_frames_sent"`
+		} `json:"sessions"`
+	}
+	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
+	if len(rep.Sessions) != 1 {
+		t.Fatalf("sessions %+v", rep.Sessions)
+	}
+	sent := rep.Sessions[0].VideoFramesSent
+	t.Logf("video frames sent: %d", sent)
+	// ~1 picture a second over durS s of input (the first may come late,
+	// while the fake camera starts; never more than one a second).
+	if sent < durS-3 || sent > durS+1 {
+		t.Errorf("video_frames_sent = %d, want about %d (1 fps over %d s)", sent, durS, durS)
+	}
+	var truth struct {
+		Received int `json:"video_frames_received"`
+		Frames   []struct {
+			AppendIndex int `json:"append_index"`
+		} `json:"video_frames"`
+	}
+	s.getJSON(t, "/sim/sessions/"+rep.Sessions[0].SessionID+"/truth", &truth)
+	if truth.Received != sent || len(truth.Frames) != sent {
+		t.Errorf("simulator received %d frames (%d listed), the report says %d sent", truth.Received, len(truth.Frames), sent)
+	}
+	for i := 1; i < len(truth.Frames); i++ {
+		if truth.Frames[i].AppendIndex <= truth.Frames[i-1].AppendIndex {
+			t.Errorf("two frames on one append or out of order: %+v", truth.Frames)
+			break
+		}
+	}
+	wl := s.getJSON(t, "/api/reports/"+run.ReportID+"/attachments/"+rep.Sessions[0].WireLog, nil)
+	if n := len(regexp.MustCompile(`"video_frames":\[\{"bytes":\d+,"sha256":"[0-9a-f]{64}"\}\]`).FindAll(wl, -1)); n != sent {
+		t.Errorf("wire log holds %d frame digests, want %d", n, sent)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#camera-frames")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Camera: " + strconv.Itoa(sent) + " video frames sent"; len(text) < len(want) || text[:len(want)] != want {
+		t.Errorf("page says %q, want %q…", text, want)
+	}
+}
+
+// TestVideoDatasetSession streams the bundled video clip (dataset:video):
+// its frames ride the appends at OmniInteract's boundaries (frame k on the
+// first append with audio_end_ms ≥ (k+0.5)·1000), as the simulator saw them.
+func TestVideoDatasetSession(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	q := url.Values{"autostart": {"1"}, "source": {"dataset:video"}}
+	run := runPage(t, s, ctx, q, 2*time.Minute)
+	var rep struct {
+		Sessions []struct {
+			SessionID       string `json:"session_id"`
+			VideoFramesSent int    `json:"video_frames_sent"`
+		} `json:"sessions"`
+	}
+	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
+	if len(rep.Sessions) != 1 || rep.Sessions[0].VideoFramesSent != 5 { // greeting.mp4: 4.6 s → 5 slots, all with a picture
+		t.Fatalf("sessions %+v, want 5 frames sent", rep.Sessions)
+	}
+	var truth struct {
+		Received int `json:"video_frames_received"`
+		Frames   []struct {
+			AudioEndMs int `json:"audio_end_ms"`
+		} `json:"video_frames"`
+	}
+	s.getJSON(t, "/sim/sessions/"+rep.Sessions[0].SessionID+"/truth", &truth)
+	if truth.Received != 5 || len(truth.Frames) != 5 {
+		t.Fatalf("truth: %+v", truth)
+	}
+	for k, f := range truth.Frames {
+		b := int((float64(k) + 0.5) * 1000)
+		if f.AudioEndMs < b || f.AudioEndMs >= b+200 { // the first 200 ms append at or past the boundary
+			t.Errorf("frame %d rode the append ending at %d ms, want the first at ≥ %d ms", k, f.AudioEndMs, b)
+		}
+	}
+}
