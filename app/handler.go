@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"html"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -24,15 +23,7 @@ type HandlerOptions struct {
 	// Version identifies the build for go-app's cache; "" derives it from
 	// the wasm file.
 	Version string
-	// UploadCapability, when set, is called for every page request; a
-	// non-empty result is put in the page's head as
-	// <meta name="duplexscope-upload-capability" content="…">, which the
-	// page sends as "Authorization: Bearer …" on uploads.
-	UploadCapability func(r *http.Request) string
 }
-
-// CapabilityMeta is the name of the meta tag carrying the upload capability.
-const CapabilityMeta = "duplexscope-upload-capability"
 
 // Handler returns the http.Handler of the wasm page, to be mounted at "/"
 // after the API routes. It serves the page routes ("/"), go-app's
@@ -79,13 +70,13 @@ func Handler(opts *HandlerOptions) http.Handler {
 		WasmContentLength:     strconv.Itoa(len(raw)),
 		ServiceWorkerTemplate: serviceWorkerJS,
 	}
-	return capabilityInjector{next: h, capability: o.UploadCapability}
+	return prerenderHandler{next: h}
 }
 
 // serviceWorkerJS replaces go-app's caching worker. duplexscope keeps no
-// offline cache: each page carries a per-request upload capability (a cached
-// "/" would serve a stale one), and go-app's install step would download the
-// 15 MB app.wasm a second time while the page is starting its session.
+// offline cache: a cached "/" would outlive a new build of the page, and
+// go-app's install step would download the 15 MB app.wasm a second time
+// while the page is starting its session.
 const serviceWorkerJS = `// duplexscope app worker {{.Version}}: no offline cache, network only.
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => {
@@ -110,9 +101,8 @@ func (assetResolver) Resolve(location string) string {
 	return "/" + strings.TrimLeft(location, "/")
 }
 
-// capabilityInjector serves the page routes: go-app prerenders them from
-// a request stripped to its path, and the upload capability meta tag is
-// added to the HTML.
+// prerenderHandler serves the page routes: go-app prerenders them from a
+// request stripped to its path.
 //
 // Why the strip: go-app v10.1.11 encodes attribute values with
 // strconv.Quote, not HTML escaping, so a URL parameter prerendered into
@@ -121,12 +111,9 @@ func (assetResolver) Resolve(location string) string {
 // there, from window.location, and go-app replaces the prerendered body),
 // so the prerendered HTML never carries anything from the query, the
 // fragment or a Host spelled in an absolute request URI.
-type capabilityInjector struct {
-	next       http.Handler
-	capability func(*http.Request) string
-}
+type prerenderHandler struct{ next http.Handler }
 
-func (c capabilityInjector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (c prerenderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/web/") || strings.Contains(strings.TrimPrefix(r.URL.Path, "/"), ".") {
 		c.next.ServeHTTP(w, r)
 		return
@@ -135,12 +122,8 @@ func (c capabilityInjector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.next.ServeHTTP(rec, prerenderRequest(r))
 	body := rec.body.Bytes()
 	if strings.HasPrefix(rec.header.Get("Content-Type"), "text/html") {
-		if c.capability != nil {
-			tag := `<meta name="` + CapabilityMeta + `" content="` + html.EscapeString(c.capability(r)) + `">`
-			body = bytes.Replace(body, []byte("</head>"), []byte(tag+"</head>"), 1)
-		}
 		rec.header.Set("Content-Length", strconv.Itoa(len(body)))
-		// The capability is per request: never let a cache keep it.
+		// Never cached: a new build must reach the next page load.
 		rec.header.Set("Cache-Control", "no-store")
 		rec.header.Del("ETag")
 	}

@@ -54,10 +54,9 @@ func TestHandlerPageIsSelfContained(t *testing.T) {
 		"app.css":        {Data: []byte("body{}")},
 		"echarts.min.js": {Data: []byte("var echarts={}")},
 	}
-	h := Handler(&HandlerOptions{Assets: assets, UploadCapability: func(*http.Request) string { return `cap"<x>` }})
+	h := Handler(&HandlerOptions{Assets: assets})
 	page := body(t, get(t, h, "/", nil))
-	for _, want := range []string{`src="/web/echarts.min.js"`, `href="/web/app.css"`, `href="/web/icons/icon.svg"`,
-		`<meta name="duplexscope-upload-capability" content="cap&#34;&lt;x&gt;">`} {
+	for _, want := range []string{`src="/web/echarts.min.js"`, `href="/web/app.css"`, `href="/web/icons/icon.svg"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)
 		}

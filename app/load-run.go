@@ -87,7 +87,7 @@ func newLoadRun(s LoadSettings, publish func(*loadSnapshot)) *loadRun {
 	r := &loadRun{s: s, ctx: ctx, cancel: cancel, publish: publish, ticks: make(chan int, 64), phase: phaseIdle}
 	if s.RunID != "" {
 		r.hub = &loadrun.Client{Base: pageOrigin(), RunID: s.RunID, Shard: max(1, s.Shard), Shards: max(1, s.Shards),
-			Levels: s.Levels, Token: uploadCapability(), RunCap: s.RunCap, Wait: 10 * time.Minute}
+			Levels: s.Levels, RunCap: s.RunCap, Wait: 10 * time.Minute}
 	}
 	return r
 }

@@ -324,17 +324,6 @@ func pageOrigin() string {
 	return u.Scheme + "://" + u.Host
 }
 
-// uploadCapability reads a capability the server put in the page's head
-// (none any more: a page has no write rights of its own; kept for the load
-// page, which sends it when present).
-func uploadCapability() string {
-	m := app.Window().Get("document").Call("querySelector", `meta[name="`+CapabilityMeta+`"]`)
-	if m.IsNull() || m.IsUndefined() {
-		return ""
-	}
-	return m.Get("content").String()
-}
-
 func newIdempotencyKey() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])

@@ -217,7 +217,7 @@ func TestWriteToken(t *testing.T) {
 			w.Write([]byte("<!doctype html><html><head><title>app</title></head><body>page</body></html>"))
 		})
 	})
-	if _, _, page := withApp.do("GET", "/", nil); strings.Contains(string(page), server.CapabilityMeta) || strings.Contains(string(page), "cap1.") {
+	if _, _, page := withApp.do("GET", "/", nil); strings.Contains(string(page), "duplexscope-upload-capability") || strings.Contains(string(page), "cap1.") {
 		t.Errorf("anonymous page carries a capability:\n%s", page)
 	}
 }

@@ -122,16 +122,9 @@ func (s *Server) appHandler() http.Handler {
 			s.servePlaceholder(w, r)
 			return
 		}
-		iw := &injectWriter{ResponseWriter: w, meta: s.capabilityTag()}
-		s.cfg.App.ServeHTTP(iw, r)
-		iw.finish()
+		s.cfg.App.ServeHTTP(&appPageWriter{ResponseWriter: w}, r)
 	})
 }
-
-// capabilityTag is what pages get injected: nothing any more. A page has
-// no write rights of its own; a person signs in (/signin) and the page
-// mints per-report capabilities (POST /api/capabilities).
-func (s *Server) capabilityTag() []byte { return nil }
 
 func (s *Server) servePlaceholder(w http.ResponseWriter, r *http.Request) {
 	setPageHeaders(w)
@@ -141,83 +134,43 @@ func (s *Server) servePlaceholder(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	w.Write([]byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>duplexscope</title>` +
-		string(s.capabilityTag()) + `<link rel="stylesheet" href="/assets/share.css"></head><body><main>` +
+		`<link rel="stylesheet" href="/assets/share.css"></head><body><main>` +
 		`<h1>duplexscope</h1><p class="verdict amber" id="wasm-missing">` + msg + `</p>` +
 		`<p>The archive still works: <a href="/history">history</a>. The embedded simulator listens at <code>/v1/realtime?duplex=1</code>.</p>` +
 		`</main></body></html>`))
 }
 
-// injectWriter buffers HTML responses and inserts the capability meta tag
-// right after <head>; other responses pass through untouched.
-type injectWriter struct {
+// appPageWriter gives the go-app page's HTML answers their CSP (the page's
+// own: wasm, workers, the websockets the user dials) as the header is
+// written; other answers pass untouched.
+type appPageWriter struct {
 	http.ResponseWriter
-	meta     []byte
-	code     int
-	buf      *bytes.Buffer
-	decided  bool
-	passthru bool
+	decided bool
 }
 
-func (w *injectWriter) decide() {
+func (w *appPageWriter) decide(first []byte) {
 	if w.decided {
 		return
 	}
 	w.decided = true
 	h := w.Header()
+	if h.Get("Content-Type") == "" && first != nil {
+		h.Set("Content-Type", http.DetectContentType(first))
+	}
 	if strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 		setAppPageHeaders(h)
 	}
-	if strings.HasPrefix(h.Get("Content-Type"), "text/html") && h.Get("Content-Encoding") == "" {
-		w.buf = &bytes.Buffer{}
-		return
-	}
-	w.passthru = true
-	if w.code != 0 {
-		w.ResponseWriter.WriteHeader(w.code)
-	}
 }
 
-func (w *injectWriter) WriteHeader(code int) {
-	if w.decided {
-		return
-	}
-	w.code = code
-	w.decide()
+func (w *appPageWriter) WriteHeader(code int) {
+	w.decide(nil)
+	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *injectWriter) Write(b []byte) (int, error) {
-	if !w.decided {
-		if w.Header().Get("Content-Type") == "" {
-			w.Header().Set("Content-Type", http.DetectContentType(b))
-		}
-		w.decide()
-	}
-	if w.passthru {
-		return w.ResponseWriter.Write(b)
-	}
-	return w.buf.Write(b)
-}
-
-func (w *injectWriter) finish() {
-	if !w.decided || w.passthru {
-		return
-	}
-	body := w.buf.Bytes()
-	lower := bytes.ToLower(body)
-	if bytes.Contains(body, []byte(CapabilityMeta)) {
-		// The page handler put the capability in itself.
-	} else if i := bytes.Index(lower, []byte("<head")); i >= 0 {
-		if j := bytes.IndexByte(body[i:], '>'); j >= 0 {
-			at := i + j + 1
-			body = append(append(append([]byte{}, body[:at]...), w.meta...), body[at:]...)
-		}
-	}
-	w.Header().Del("Content-Length")
-	if w.code != 0 {
-		w.ResponseWriter.WriteHeader(w.code)
-	}
-	w.ResponseWriter.Write(body)
+func (w *appPageWriter) Write(b []byte) (int, error) {
+	w.decide(b)
+	return w.ResponseWriter.Write(b)
 }
 
 // Unwrap exposes the underlying writer.
-func (w *injectWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *appPageWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

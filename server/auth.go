@@ -24,11 +24,6 @@ import (
 	"github.com/duplexscope/duplexscope/archive"
 )
 
-// CapabilityMeta is the name of the <meta> tag that used to carry a page's
-// upload capability. Pages no longer get one (anonymous pages have no
-// write rights); the name stays so the page code keeps compiling.
-const CapabilityMeta = "duplexscope-upload-capability"
-
 // ReportCapabilityTTL is how long a minted report capability stays valid
 // (a retry after that mints again with the same Idempotency-Key).
 const ReportCapabilityTTL = 24 * time.Hour
