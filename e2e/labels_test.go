@@ -39,6 +39,10 @@ func TestShareBoxLabels(t *testing.T) {
 	})); err != nil {
 		t.Fatal(err)
 	}
+	// Signed out now: only the page's capability can authorise the PATCH.
+	if code, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/api/reports").then(r => r.status)`, chromedp.EvalAwaitPromise)); err != nil || code != 401 {
+		t.Fatalf("after clearing cookies GET /api/reports = %d (%v), want 401 (still signed in?)", code, err)
+	}
 	if err := chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.CSS("#labels-name")),
 		chromedp.SendKeys(chromedp.CSS("#labels-name"), "fake mic, builtin"),
