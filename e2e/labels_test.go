@@ -95,3 +95,50 @@ func TestShareBoxLabels(t *testing.T) {
 		t.Errorf("share page badges %q, want client=browser target=sim (the page ran against this server's simulator)", badges)
 	}
 }
+
+// TestFailedStartListed: a page run whose server refuses the connection is
+// archived as a failed run (no responses, complete false, the reason kept)
+// and history lists it with the "incomplete" badge, next to a run that
+// worked.
+func TestFailedStartListed(t *testing.T) {
+	requireBuild(t)
+	s := startStackWith(t, nil)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelT()
+	q := url.Values{"autostart": {"1"}, "duration_s": {"4"}, "source": {"dataset:builtin"}, "url": {"ws://127.0.0.1:9/v1/realtime"}}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
+		phase, err := attr(ctx, "#status", "data-phase")
+		if err != nil || phase != "failed" {
+			return false, err
+		}
+		id, err = attr(ctx, "#share", "data-report-id")
+		return id != "", err
+	}); err != nil {
+		status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
+		t.Fatalf("the failed run was not saved: %v (status %q)", err, status)
+	}
+	rec, err := s.store.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Decode(rec.Body, report.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Complete || len(r.Sessions) != 1 || r.Sessions[0].Error == "" || len(r.Metrics.Requests) != 0 {
+		t.Errorf("failed run archived as complete=%v sessions %+v rows %d", r.Complete, r.Sessions, len(r.Metrics.Requests))
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/history"), chromedp.WaitVisible(chromedp.CSS("#runs"))); err != nil {
+		t.Fatal(err)
+	}
+	row, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('tr[data-id="`+id+`"]')||{}).outerHTML||""`))
+	if err != nil || !strings.Contains(row, `data-value="incomplete"`) || !strings.Contains(row, `data-complete="false"`) || !strings.Contains(row, `data-value="server"`) {
+		t.Errorf("history row of the failed run: %q (%v), want it listed with the incomplete and real-server badges", row, err)
+	}
+}
