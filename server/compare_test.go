@@ -92,6 +92,9 @@ func TestCompareHeadlineAgrees(t *testing.T) {
 		}
 		slowest = slowest || r.stat == "slowest of 4 vs 8"
 		if r.metric == "heard" {
+			t.Errorf("4 vs 8: CLI runs' simulated playback is called heard: %+v", r)
+		}
+		if r.metric == "first sound (simulated)" {
 			heard = true
 			if !strings.Contains(r.clock, "simulated playback") {
 				t.Errorf("heard row of CLI runs has clock %q, want simulated playback", r.clock)
@@ -123,6 +126,23 @@ func TestCompareHeadlineAgrees(t *testing.T) {
 	for _, q := range []string{"ids=" + base + "," + same, "ids=" + same + "&ids=" + base + "&ids=" + slower, "ids=" + eight + "," + base} {
 		outcome, text, rows := comparePage(t, e, q)
 		agree(t, outcome, text, rows)
+	}
+	// Two page runs: their playback clock is heard.
+	browser := func(r *report.Report) { r.Run.Client = report.ClientBrowser }
+	pa := upload(t, e, fixture{model: "m", n: 8, ttfp: 400, seed: 6, edit: browser}.json(t))
+	pb := upload(t, e, fixture{model: "m", n: 8, ttfp: 400, seed: 7, edit: browser}.json(t))
+	_, _, rows = comparePage(t, e, "ids="+pa+","+pb)
+	heard = false
+	for _, r := range rows {
+		if r.metric == "heard" {
+			heard = true
+			if r.clock != "playback clock" {
+				t.Errorf("page runs' heard row has clock %q", r.clock)
+			}
+		}
+	}
+	if !heard {
+		t.Error("two page runs: no heard row")
 	}
 	if c, _, _ := e.do("GET", "/compare?"+strings.Repeat("ids="+base+"&", 9), nil); c != 400 {
 		t.Errorf("9 repeated ids = %d, want 400", c)
