@@ -245,6 +245,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {
 		r.fail(fmt.Errorf("could not start a session at %s: %w", url, err))
+		r.saveFailedStart() // history lists failed runs too (save-failed.go)
 		return
 	}
 	r.mu.Lock()

@@ -33,6 +33,9 @@ type shareInfo struct {
 	VLLMURL string
 	CSVURL  string
 	WireLog string // attachment URL of the wire log
+	// Capability is the report capability the page uploaded with; the
+	// share box's labels form (share-labels.go) PATCHes with it.
+	Capability string
 	// SignIn: the archive has a write token and this browser has not
 	// signed in; the run is kept (Pending) until it does.
 	SignIn bool
@@ -254,7 +257,7 @@ func uploadReport(ctx context.Context, key string, body []byte, blobs []attachme
 	if created.ID == "" {
 		return shareInfo{}, fmt.Errorf("uploading the report: the server returned no id")
 	}
-	info := shareInfo{ID: created.ID, URL: created.URL}
+	info := shareInfo{ID: created.ID, URL: created.URL, Capability: minted.Capability}
 	if info.URL == "" {
 		info.URL = "/r/" + created.ID
 	}

@@ -37,5 +37,6 @@ func (b *shareBox) Render() app.UI {
 			}),
 		),
 		app.If(sh.URL != "" && sh.Error != "", func() app.UI { return app.P().Class("ds-hint").Text(sh.Error) }),
+		app.If(sh.URL != "", func() app.UI { return &runLabels{ReportID: sh.ID, Capability: sh.Capability} }),
 	)
 }

@@ -93,6 +93,12 @@ type Meta struct {
 	// BodySHA256 is the SHA-256 of the report without id and created_at
 	// (NewRecord), so a retried upload compares equal for idempotency.
 	BodySHA256 string `json:"-"`
+	// Rev counts the Updates of the record (0 as uploaded): caches key on
+	// it, since BodySHA256 stays the uploaded body's for idempotency.
+	Rev int64 `json:"-"`
+	// Name and Tags are the run's labels (run.name, run.tags).
+	Name string   `json:"name,omitempty"`
+	Tags []string `json:"tags,omitempty"`
 }
 
 // Filter selects reports for List. Zero fields match everything.
@@ -137,6 +143,12 @@ type Store interface {
 	// write-once), a *QuotaError (ErrQuota) when q would be exceeded.
 	PutAttachment(ctx context.Context, id string, a Attachment, q Quota) error
 	GetAttachment(ctx context.Context, id, name string) (Attachment, error)
+	// Update replaces report id's body and listed metadata with what edit
+	// returns for the stored record, atomically (a concurrent Update is
+	// applied before or after, never lost): ErrNotFound without the report,
+	// edit's error unchanged. ID, CreatedAt and BodySHA256 are kept; Rev
+	// goes up by one. It serves PATCH /api/reports/{id} (run labels).
+	Update(ctx context.Context, id string, edit func(Record) (Record, error)) (Meta, error)
 	Close() error
 }
 

@@ -169,6 +169,26 @@ func (s *Memory) GetAttachment(_ context.Context, id, name string) (Attachment, 
 	return a, nil
 }
 
+// Update implements Store.
+func (s *Memory) Update(_ context.Context, id string, edit func(Record) (Record, error)) (Meta, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.recs[id]
+	if !ok {
+		return Meta{}, ErrNotFound
+	}
+	cp := old
+	cp.Body = append([]byte(nil), old.Body...)
+	rec, err := edit(cp)
+	if err != nil {
+		return Meta{}, err
+	}
+	rec.ID, rec.CreatedAt, rec.BodySHA256, rec.Rev = old.ID, old.CreatedAt, old.BodySHA256, old.Rev+1
+	rec.Body = append([]byte(nil), rec.Body...)
+	s.recs[id] = rec
+	return rec.Meta, nil
+}
+
 // Close implements Store.
 func (s *Memory) Close() error { return nil }
 

@@ -56,6 +56,8 @@ func MetaFromReport(r *report.Report) Meta {
 		Source:    src,
 		FrameMs:   r.Run.FrameMs,
 		Client:    r.Run.Client,
+		Name:      r.Run.Name,
+		Tags:      r.Run.Tags,
 		Complete:  r.Complete,
 		RunID:     r.Run.RunID,
 		Responses: len(r.Metrics.Requests),
@@ -67,7 +69,8 @@ func MetaFromReport(r *report.Report) Meta {
 		m.ShardIdx, m.ShardCnt = s.Index, s.Count
 	}
 	var text []string
-	text = append(text, r.Run.Source.Split)
+	text = append(text, r.Run.Source.Split, r.Run.Name, r.Run.Notes)
+	text = append(text, r.Run.Tags...)
 	for _, w := range r.Warnings {
 		text = append(text, w.Code)
 	}

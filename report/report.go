@@ -72,6 +72,12 @@ type Run struct {
 	// StartedAt and EndedAt are wall-clock RFC 3339 times, for display only.
 	StartedAt string `json:"started_at,omitempty"`
 	EndedAt   string `json:"ended_at,omitempty"`
+	// Name, Notes and Tags let a team tell runs apart (set by run --name/
+	// --notes/--tag, the page's share box, PATCH /api/reports/{id}); bounds
+	// in CheckLabels.
+	Name  string   `json:"name,omitempty"`
+	Notes string   `json:"notes,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
 }
 
 // Machine describes where the client ran.

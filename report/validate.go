@@ -531,6 +531,9 @@ func Validate(r *Report, lim Limits) error {
 			c.add("run.shard.index", "must be within 1…count (%d), got %d", s.Count, s.Index)
 		}
 	}
+	for _, fe := range CheckLabels(run.Name, run.Notes, run.Tags) {
+		c.add(fe.Path, "%s", fe.Reason)
+	}
 	m := r.Metrics
 	if lim.MaxRows > 0 && len(m.Requests) > lim.MaxRows {
 		c.add("metrics.duplex_request_metrics", "%d rows, limit is %d", len(m.Requests), lim.MaxRows)

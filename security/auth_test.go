@@ -158,6 +158,18 @@ func TestCapabilityScope(t *testing.T) {
 	if resp.StatusCode != 201 || resp2.StatusCode != 409 {
 		t.Errorf("attach with the replayed capability: %d then %d, want 201 then 409", resp.StatusCode, resp2.StatusCode)
 	}
+	// Relabelling (PATCH): A's capability names A, never B, and changes only the labels.
+	resp, b = s.Do(t, Request{Method: "PATCH", Path: "/api/reports/" + idB, Header: jsonHdr("Authorization", "Bearer "+capA), Body: []byte(`{"name":"pwned"}`)})
+	resp2, _ = s.Do(t, Request{Method: "PATCH", Path: "/api/reports/" + idA, Header: jsonHdr("Authorization", "Bearer "+capA), Body: []byte(`{"name":"A renamed","tags":["x"]}`)})
+	_, storedB := s.Do(t, Request{Path: "/api/reports/" + idB})
+	_, storedA := s.Do(t, Request{Path: "/api/reports/" + idA})
+	if resp.StatusCode != http.StatusForbidden || strings.Contains(string(storedB), "pwned") {
+		t.Errorf("A's capability relabelling B: %d %s, want 403 and B unchanged", resp.StatusCode, b)
+	}
+	if resp2.StatusCode != 200 || !strings.Contains(string(storedA), `"name":"A renamed"`) || !strings.Contains(string(storedA), `"model":"A"`) {
+		t.Errorf("A's capability relabelling A: %d, stored %.300s", resp2.StatusCode, storedA)
+	}
+	Attack(t, "2", "capability for report A used to PATCH report B's name", fmt.Sprintf("%d; on A %d (labels only)", resp.StatusCode, resp2.StatusCode))
 }
 
 // TestListingNeedsSignIn: with a token, the list and history no longer

@@ -33,6 +33,7 @@ func TestBrowserHostilePages(t *testing.T) {
 	const x = `</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><svg onload="window.__pwned=3">"'`
 	hostile := fixture{model: "m" + x, n: 5, ttfp: 300, session: "s" + x, edit: func(r *report.Report) {
 		r.Run.Profile, r.Run.TargetURL = x, "javascript:window.__pwned=4//"+x
+		r.Run.Name, r.Run.Notes, r.Run.Tags = x, x+"\n"+x, []string{`<img src=x onerror="window.__pwned=5">`} // a tag is at most 64 characters
 		r.Run.Machine = report.Machine{OS: x, UserAgent: x}
 		r.Run.Source = report.Source{Kind: report.SourceDataset, Dataset: x, Split: x}
 		r.Warnings = []report.Warning{{Code: report.WarnPacingLag, Message: x, SessionID: x}}

@@ -8,9 +8,10 @@ import (
 	"github.com/duplexscope/duplexscope/report"
 )
 
-// reportCache keeps recently decoded reports by "id/body-sha256" (a stored
-// body never changes, so entries need no expiry; loadReport still asks the
-// store first so deletions show at once). Pages treat them as read-only.
+// reportCache keeps recently decoded reports by "id/body-sha256/rev" (a
+// stored body changes only by a relabel, which bumps rev, so entries need
+// no expiry; loadReport still asks the store first so deletions show at
+// once). Pages treat them as read-only.
 type reportCache struct {
 	mu    sync.Mutex
 	max   int

@@ -23,6 +23,13 @@ const Resamples = 1000
 
 // Bounds of the compare page's work.
 const (
+	// CompareMinSamples is the fewest responses (or heard latencies) per
+	// side a row needs for a verdict; below it the row and the headline
+	// say "not enough data".
+	CompareMinSamples = 5
+	// CompareP99Min is the fewest samples a p99 is called p99 with; below
+	// it the row is "slowest of N" (nearest rank p99 of < 100 is the max).
+	CompareP99Min = 20
 	// CompareRowCap is how many responses per run the bootstrap and the
 	// charts use; a bigger run is subsampled evenly over its sorted values
 	// (the page says so). Means and percentiles use every response.
@@ -45,7 +52,8 @@ type fact struct {
 type deltaRow struct {
 	Run, Metric, Clock, Stat       string
 	Base, Value, Delta, Pct, CI    string
-	Verdict                        string // regression | improvement | same
+	Verdict                        string // regression | improvement | same | not-enough-data
+	N                              string // samples, baseline vs run
 	pct, lo, hi, base, value, diff float64
 }
 
@@ -61,6 +69,13 @@ type compareView struct {
 	// Subsampled names the runs whose bootstrap used CompareRowCap of their responses.
 	Subsampled string
 	RowCap     int
+	// CompareOutcome is the headline's data-compare: regression |
+	// improvement | same | not-enough-data | none.
+	CompareOutcome string
+	// RunBadges are each run's badges (client, target, incomplete), in Reports order.
+	RunBadges [][]badge
+	// MinSamples and P99Min are CompareMinSamples and CompareP99Min, for the page.
+	MinSamples, P99Min int
 }
 
 // subsample returns at most n values evenly spaced over sorted, ends included (the same
@@ -79,9 +94,53 @@ func subsample(sorted []float64, n int) []float64 {
 	return out
 }
 
-// compareMetrics are the per-response metrics compared (lower is better).
+// compareMetrics are the per-response metrics compared (lower is better);
+// heardKey is the heard latency of responses[] (playback clock, or the CLI's
+// simulated playback), not a row metric.
 var compareMetrics = []struct{ key, name string }{
-	{"ttfp_ms", "TTFP"}, {"ttft_ms", "TTFT"}, {"rtf", "RTF"},
+	{"ttfp_ms", "TTFP"}, {"ttft_ms", "TTFT"}, {"rtf", "RTF"}, {heardKey, "heard"},
+}
+
+const heardKey = "heard_ttfp_ms"
+
+// compareValues are a run's values of a compared metric.
+func compareValues(r *report.Report, key string) []float64 {
+	if key != heardKey {
+		return report.Values(r.Metrics.Requests, key)
+	}
+	var out []float64
+	for _, x := range r.Responses {
+		if x.HeardTTFPMs != nil {
+			out = append(out, *x.HeardTTFPMs)
+		}
+	}
+	return out
+}
+
+// heardClock names the clock of a run's heard latencies: the page's
+// playback clock, or the CLI's simulated playback (nothing played).
+func heardClock(r *report.Report) string {
+	for _, x := range r.Responses {
+		if x.HeardTTFPMs == nil {
+			continue
+		}
+		if r.Run.Client == report.ClientCLI || strings.Contains(x.HeardOrigin, "simulated") {
+			return "simulated playback (CLI: nothing played)"
+		}
+		return "playback clock"
+	}
+	return "none"
+}
+
+// metricClock is the clock a compared metric of run r was measured on.
+func metricClock(r *report.Report, key string) string {
+	switch key {
+	case "rtf":
+		return clockClient
+	case heardKey:
+		return heardClock(r)
+	}
+	return majoritySource(r.Metrics.Requests)
 }
 
 type statFn func(sorted []float64) float64
@@ -98,13 +157,26 @@ var compareStats = []struct {
 		return sum / float64(len(s))
 	}},
 	{"p50", func(s []float64) float64 { return nearestRank(s, 0.5) }},
+	{"p90", func(s []float64) float64 { return nearestRank(s, 0.9) }},
 	{"p99", func(s []float64) float64 { return nearestRank(s, 0.99) }},
+}
+
+// statLabel is how a statistic is named for samples of na and nb values:
+// a p99 of fewer than CompareP99Min is the slowest value, and says so.
+func statLabel(stat string, na, nb int) string {
+	if stat != "p99" || min(na, nb) >= CompareP99Min {
+		return stat
+	}
+	if na == nb {
+		return fmt.Sprintf("slowest of %d", na)
+	}
+	return fmt.Sprintf("slowest of %d vs %d", na, nb)
 }
 
 func nearestRank(sorted []float64, p float64) float64 { return metrics.Percentile(sorted, p) }
 
 // bootstrap returns the 95 % interval of stat(b) − stat(a) for each of
-// mean, p50 and p99, resampling both sorted samples with replacement from
+// mean, p50, p90 and p99, resampling both sorted samples with replacement from
 // rng. A resample is kept as counts per sorted position, so each statistic
 // is one O(n) pass (no sorting per resample).
 func bootstrap(ctx context.Context, rng *rand.Rand, a, b []float64, n int) ([][2]float64, error) {
@@ -113,7 +185,7 @@ func bootstrap(ctx context.Context, rng *rand.Rand, a, b []float64, n int) ([][2
 		diffs[k] = make([]float64, 0, n)
 	}
 	ca, cb := make([]int32, len(a)), make([]int32, len(b))
-	var sa, sb [3]float64
+	var sa, sb [4]float64
 	for it := 0; it < n; it++ {
 		if it%16 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err() // the client left: stop computing its page
@@ -133,17 +205,17 @@ func bootstrap(ctx context.Context, rng *rand.Rand, a, b []float64, n int) ([][2
 }
 
 // resampleStats draws len(sorted) values with replacement and stores their
-// mean, nearest-rank p50 and p99 in st (the order of compareStats).
-func resampleStats(rng *rand.Rand, sorted []float64, counts []int32, st *[3]float64) {
+// mean, nearest-rank p50, p90 and p99 in st (the order of compareStats).
+func resampleStats(rng *rand.Rand, sorted []float64, counts []int32, st *[4]float64) {
 	n := len(sorted)
 	clear(counts)
 	for i := 0; i < n; i++ {
 		counts[rng.IntN(n)]++
 	}
-	r50 := min(max(0, int(math.Ceil(0.5*float64(n)))-1), n-1)
-	r99 := min(max(0, int(math.Ceil(0.99*float64(n)))-1), n-1)
+	rank := func(p float64) int { return min(max(0, int(math.Ceil(p*float64(n)))-1), n-1) }
+	r50, r90, r99 := rank(0.5), rank(0.9), rank(0.99)
 	sum, seen := 0.0, 0
-	st[1], st[2] = math.NaN(), math.NaN()
+	st[1], st[2], st[3] = math.NaN(), math.NaN(), math.NaN()
 	for i, c := range counts {
 		if c == 0 {
 			continue
@@ -153,8 +225,11 @@ func resampleStats(rng *rand.Rand, sorted []float64, counts []int32, st *[3]floa
 		if seen <= r50 && r50 < next {
 			st[1] = sorted[i]
 		}
-		if seen <= r99 && r99 < next {
+		if seen <= r90 && r90 < next {
 			st[2] = sorted[i]
+		}
+		if seen <= r99 && r99 < next {
+			st[3] = sorted[i]
 		}
 		seen = next
 	}
@@ -187,7 +262,8 @@ func datasetOf(r *report.Report) string {
 
 // buildCompare compares reports[1:] against reports[0].
 func buildCompare(ctx context.Context, reports []compareReport, threshold float64, seed uint64) (compareView, error) {
-	v := compareView{Reports: reports, Threshold: threshold, Seed: seed, Resamples: Resamples, Baseline: reports[0].Label, RowCap: CompareRowCap}
+	v := compareView{Reports: reports, Threshold: threshold, Seed: seed, Resamples: Resamples, Baseline: reports[0].Label, RowCap: CompareRowCap,
+		MinSamples: CompareMinSamples, P99Min: CompareP99Min}
 	var big []string
 	for _, cr := range reports {
 		if len(cr.R.Metrics.Requests) > CompareRowCap {
@@ -206,6 +282,9 @@ func buildCompare(ctx context.Context, reports []compareReport, threshold float6
 		{"target", func(r *report.Report) string { return r.Run.TargetURL }},
 		{"profile", func(r *report.Report) string { return r.Run.Profile }},
 		{"responses", func(r *report.Report) string { return strconv.Itoa(len(r.Metrics.Requests)) }},
+		{"heard clock", heardClock},
+		{"client", func(r *report.Report) string { return clientBadge(r.Run.Client).Text }},
+		{"tags", func(r *report.Report) string { return strings.Join(r.Run.Tags, ", ") }},
 		{"archived", func(r *report.Report) string { return r.CreatedAt }},
 		{"complete", func(r *report.Report) string { return strconv.FormatBool(r.Complete) }},
 	}
@@ -223,11 +302,11 @@ func buildCompare(ctx context.Context, reports []compareReport, threshold float6
 	v.Incomparable = strings.Join(differ, ", ")
 
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	base := reports[0].R.Metrics.Requests
+	base := reports[0].R
 	for _, cr := range reports[1:] {
 		for _, m := range compareMetrics {
-			a := report.Values(base, m.key)
-			b := report.Values(cr.R.Metrics.Requests, m.key)
+			a := compareValues(base, m.key)
+			b := compareValues(cr.R, m.key)
 			if len(a) == 0 || len(b) == 0 {
 				continue
 			}
@@ -237,12 +316,18 @@ func buildCompare(ctx context.Context, reports []compareReport, threshold float6
 			if err != nil {
 				return v, err
 			}
-			clock := clockClient
-			if m.key != "rtf" {
-				clock = majoritySource(cr.R.Metrics.Requests)
+			clock := metricClock(cr.R, m.key)
+			if bc := metricClock(base, m.key); bc != clock {
+				clock = bc + " vs " + clock
+			}
+			few := len(a) < CompareMinSamples || len(b) < CompareMinSamples
+			name := m.name
+			if m.key == heardKey && strings.Contains(clock, "simulated") {
+				name = "first sound (simulated)" // nothing played on a CLI run: never "heard"
 			}
 			for k, st := range compareStats {
-				d := deltaRow{Run: cr.Label, Metric: m.name, Clock: clock, Stat: st.name}
+				d := deltaRow{Run: cr.Label, Metric: name, Clock: clock, Stat: statLabel(st.name, len(a), len(b)),
+					N: strconv.Itoa(len(a)) + " vs " + strconv.Itoa(len(b))}
 				d.base, d.value = st.f(a), st.f(b)
 				d.diff = d.value - d.base
 				d.lo, d.hi = cis[k][0], cis[k][1]
@@ -259,6 +344,8 @@ func buildCompare(ctx context.Context, reports []compareReport, threshold float6
 				d.Pct = signed(fmtNum(d.pct, 1)+" %", d.pct)
 				d.CI = "[" + f(d.lo) + ", " + f(d.hi) + "]"
 				switch {
+				case few:
+					d.Verdict = "not-enough-data"
 				case d.pct > threshold && d.lo > 0:
 					d.Verdict = "regression"
 				case d.pct < -threshold && d.hi < 0:
@@ -280,43 +367,111 @@ func signed(s string, x float64) string {
 	return s
 }
 
-func compareVerdict(v compareView) verdict {
-	var reg, imp []string
+// compareVerdict is the headline, from the rows of the table and nothing
+// else: any row marked regression is said (worst first), then improvements;
+// "no significant change" only when every row with enough data is same; a
+// run with fewer than CompareMinSamples responses makes it "not enough
+// data". Outcome is the headline's data-compare value.
+func compareVerdict(v compareView) (verdict, string) {
+	var reg, imp []deltaRow
+	judged, few := 0, 0
 	for _, d := range v.Deltas {
-		if d.Stat != "p50" {
-			continue
-		}
 		switch d.Verdict {
 		case "regression":
-			reg = append(reg, fmt.Sprintf("%s %s (%s)", d.Run, d.Metric, d.Pct))
+			reg = append(reg, d)
 		case "improvement":
-			imp = append(imp, fmt.Sprintf("%s %s (%s)", d.Run, d.Metric, d.Pct))
+			imp = append(imp, d)
+		case "not-enough-data":
+			few++
+			continue
+		}
+		judged++
+	}
+	var short []string
+	for _, cr := range v.Reports {
+		if n := len(cr.R.Metrics.Requests); n < CompareMinSamples {
+			short = append(short, fmt.Sprintf("%s has %d response%s", cr.Label, n, plural(n)))
 		}
 	}
-	out := verdict{}
+	list := func(rows []deltaRow) string {
+		// Medians first, then the tails, then means; table order within.
+		rank := map[string]int{"p50": 0, "p90": 1, "mean": 3}
+		slices.SortStableFunc(rows, func(a, b deltaRow) int {
+			ra, ok := rank[a.Stat]
+			if !ok {
+				ra = 2 // p99, slowest of N
+			}
+			rb, ok := rank[b.Stat]
+			if !ok {
+				rb = 2
+			}
+			return ra - rb
+		})
+		var parts []string
+		for i, d := range rows {
+			if i == 4 {
+				parts = append(parts, fmt.Sprintf("and %d more row%s", len(rows)-4, plural(len(rows)-4)))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s %s %s (%s)", d.Run, d.Metric, d.Stat, d.Pct))
+		}
+		return strings.Join(parts, "; ")
+	}
+	thr := fmtNum(v.Threshold, 0)
+	var out verdict
+	outcome := "same"
 	switch {
 	case len(v.Deltas) == 0:
-		out = verdict{bandNone, "Nothing to compare: the runs share no per-response metric."}
+		out, outcome = verdict{bandNone, "Nothing to compare: the runs share no per-response metric."}, "none"
 	case len(reg) > 0:
-		out = verdict{bandRed, "Regression: median " + strings.Join(reg, "; ") + " got worse than the baseline by more than " + fmtNum(v.Threshold, 0) + " %."}
+		out, outcome = verdict{bandRed, fmt.Sprintf("Regression in %d of %d rows: %s got worse than the baseline by more than %s %%.", len(reg), len(v.Deltas), list(reg), thr)}, "regression"
+		if len(imp) > 0 {
+			out.Text += fmt.Sprintf(" Improvement in %d rows: %s.", len(imp), list(imp))
+		}
 	case len(imp) > 0:
-		out = verdict{bandGreen, "Improvement: median " + strings.Join(imp, "; ") + " got better than the baseline by more than " + fmtNum(v.Threshold, 0) + " %."}
+		out, outcome = verdict{bandGreen, fmt.Sprintf("Improvement in %d of %d rows: %s got better than the baseline by more than %s %%; no row got worse.", len(imp), len(v.Deltas), list(imp), thr)}, "improvement"
+	case judged == 0:
+		out, outcome = verdict{bandNone, "Not enough data to compare."}, "not-enough-data"
 	default:
-		out = verdict{bandGreen, "No significant change: every median stays within ±" + fmtNum(v.Threshold, 0) + " % of the baseline or inside the noise."}
+		out = verdict{bandGreen, fmt.Sprintf("No significant change in the %d rows with enough data: each stays within ±%s %% of the baseline or inside the noise.", judged, thr)}
+	}
+	if len(short) > 0 || few > 0 {
+		if outcome == "same" {
+			outcome = "not-enough-data"
+		}
+		out.Band = worst(out.Band, bandAmber)
+		if len(short) > 0 {
+			out.Text += fmt.Sprintf(" Not enough data: %s (at least %d per run are needed to judge a change).", strings.Join(short, ", "), CompareMinSamples)
+		} else {
+			out.Text += fmt.Sprintf(" Not enough data in %d rows (fewer than %d samples on a side): marked so below.", few, CompareMinSamples)
+		}
 	}
 	if v.Incomparable != "" {
 		out.Text += " Careful: the runs differ in " + v.Incomparable + "."
 		out.Band = worst(out.Band, bandAmber)
 	}
-	return out
+	return out, outcome
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	ids := strings.Split(q.Get("ids"), ",")
+	// ids=A,B or ids=A&ids=B (history's checkboxes, a plain form GET); the
+	// count is bounded before anything is split.
+	if len(q["ids"]) > 8 {
+		s.errorPage(w, http.StatusBadRequest, "Compare needs 2–8 runs", "Tick at most 8 runs.")
+		return
+	}
+	ids := strings.Split(strings.Join(q["ids"], ","), ",")
 	ids = slices.DeleteFunc(ids, func(s string) bool { return s == "" })
 	if len(ids) < 2 || len(ids) > 8 {
-		s.errorPage(w, http.StatusBadRequest, "Compare needs 2–8 runs", "Use /compare?ids=A,B[,C…] with report ids; the first is the baseline.")
+		s.errorPage(w, http.StatusBadRequest, "Compare needs 2–8 runs", "Tick 2–8 runs in history, or use /compare?ids=A,B[,C…] with report ids; the first is the baseline.")
 		return
 	}
 	for i, id := range ids {
@@ -366,7 +521,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 			s.errorPage(w, http.StatusInternalServerError, "Archive error", "A report could not be read.")
 			return
 		}
-		label := string(rune('A'+i)) + ": " + rep.Run.Model
+		label := string(rune('A'+i)) + ": " + runTitle(rep, "")
 		reports = append(reports, compareReport{ID: id, Label: label, R: rep})
 	}
 	v, err := buildCompare(ctx, reports, threshold, s.cfg.Seed)
@@ -376,8 +531,11 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	for _, cr := range reports {
+		v.RunBadges = append(v.RunBadges, s.runBadges(r, cr.R.Run.Client, cr.R.Run.TargetURL, cr.R.Complete))
+	}
 	p := &page{Heading: "Compare", compareView: v}
-	p.Verdict = compareVerdict(v)
+	p.Verdict, p.CompareOutcome = compareVerdict(v)
 	p.Title = "duplexscope · compare " + strconv.Itoa(len(reports)) + " runs · " + p.Verdict.Text
 	p.Description = p.Verdict.Text
 	var names []string

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/report"
 )
 
 // TestResampleStats: the counting resample gives exactly what sorting the
@@ -29,7 +30,7 @@ func TestResampleStats(t *testing.T) {
 		r2 := rand.New(rand.NewPCG(3, 4))
 		counts := make([]int32, n)
 		for it := 0; it < 20; it++ {
-			var got [3]float64
+			var got [4]float64
 			resampleStats(r1, data, counts, &got)
 			drawn := make([]float64, n)
 			for i := range drawn {
@@ -40,7 +41,7 @@ func TestResampleStats(t *testing.T) {
 			for _, v := range drawn {
 				sum += v
 			}
-			want := [3]float64{sum / float64(n), nearestRank(drawn, 0.5), nearestRank(drawn, 0.99)}
+			want := [4]float64{sum / float64(n), nearestRank(drawn, 0.5), nearestRank(drawn, 0.9), nearestRank(drawn, 0.99)}
 			for k := range want {
 				if math.Abs(got[k]-want[k]) > 1e-9*math.Max(1, math.Abs(want[k])) {
 					t.Fatalf("n=%d it=%d stat %d: got %v, want %v", n, it, k, got[k], want[k])
@@ -113,5 +114,73 @@ func TestCompareBusy(t *testing.T) {
 	s.ServeHTTP(w, req)
 	if w.Code == http.StatusServiceUnavailable {
 		t.Fatalf("a free slot still refused: %d", w.Code)
+	}
+}
+
+// TestCompareHeadlineFollowsRows: the headline is read off the rows; a
+// regression in any row (whatever its statistic) is said, "no significant
+// change" only when no judged row moved, and a run with fewer than 5
+// responses makes it "not enough data".
+func TestCompareHeadlineFollowsRows(t *testing.T) {
+	run := func(label string, n int) compareReport {
+		return compareReport{ID: label, Label: label, R: &report.Report{Metrics: report.Metrics{Requests: make([]report.Row, n)}}}
+	}
+	row := func(stat, verdict string) deltaRow {
+		return deltaRow{Run: "B", Metric: "TTFP", Stat: stat, Verdict: verdict, Pct: "+1 %"}
+	}
+	cases := []struct {
+		name      string
+		sizes     [2]int
+		rows      []deltaRow
+		outcome   string
+		want, not []string
+	}{
+		{"all same", [2]int{8, 8}, []deltaRow{row("mean", "same"), row("p50", "same"), row("p99", "same")}, "same",
+			[]string{"No significant change in the 3 rows"}, []string{"Regression", "Not enough data"}},
+		{"one p90 regression under same medians", [2]int{40, 40}, []deltaRow{row("mean", "same"), row("p50", "same"), row("p90", "regression"), row("p99", "same")}, "regression",
+			[]string{"Regression in 1 of 4 rows", "B TTFP p90"}, []string{"No significant change"}},
+		{"regressions and improvements", [2]int{40, 40}, []deltaRow{row("p50", "improvement"), row("p99", "regression")}, "regression",
+			[]string{"Regression in 1 of 2 rows", "Improvement in 1 rows"}, []string{"No significant change"}},
+		{"improvement only", [2]int{40, 40}, []deltaRow{row("p50", "improvement"), row("p99", "same")}, "improvement",
+			[]string{"Improvement in 1 of 2 rows", "no row got worse"}, []string{"Regression", "No significant change"}},
+		{"4 vs 8 responses", [2]int{4, 8}, []deltaRow{row("p50", "not-enough-data"), row("p99", "not-enough-data")}, "not-enough-data",
+			[]string{"Not enough data", "A has 4 responses"}, []string{"No significant change", "Regression"}},
+		{"8 vs 4 responses", [2]int{8, 4}, []deltaRow{row("p50", "not-enough-data")}, "not-enough-data",
+			[]string{"Not enough data", "B has 4 responses"}, []string{"No significant change"}},
+		{"few heard latencies, enough responses", [2]int{8, 8}, []deltaRow{row("p50", "same"), {Run: "B", Metric: "heard", Stat: "p50", Verdict: "not-enough-data"}}, "not-enough-data",
+			[]string{"No significant change in the 1 rows with enough data", "Not enough data in 1 rows"}, []string{"Regression"}},
+		{"nothing shared", [2]int{8, 8}, nil, "none", []string{"Nothing to compare"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := compareView{Reports: []compareReport{run("A", tc.sizes[0]), run("B", tc.sizes[1])}, Deltas: tc.rows, Threshold: 10}
+			got, outcome := compareVerdict(v)
+			if outcome != tc.outcome {
+				t.Errorf("outcome %q, want %q (%s)", outcome, tc.outcome, got.Text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got.Text, w) {
+					t.Errorf("headline %q lacks %q", got.Text, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(got.Text, n) {
+					t.Errorf("headline %q says %q", got.Text, n)
+				}
+			}
+		})
+	}
+}
+
+// TestStatLabel: p99 is called p99 only with 20 samples on both sides.
+func TestStatLabel(t *testing.T) {
+	for _, tc := range []struct {
+		stat   string
+		na, nb int
+		want   string
+	}{{"p99", 20, 25, "p99"}, {"p99", 19, 25, "slowest of 19 vs 25"}, {"p99", 8, 8, "slowest of 8"}, {"p50", 3, 3, "p50"}, {"p90", 8, 8, "p90"}} {
+		if got := statLabel(tc.stat, tc.na, tc.nb); got != tc.want {
+			t.Errorf("statLabel(%s, %d, %d) = %q, want %q", tc.stat, tc.na, tc.nb, got, tc.want)
+		}
 	}
 }

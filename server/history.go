@@ -3,6 +3,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -18,6 +19,17 @@ import (
 type historyItem struct {
 	ID, Created, Model, Profile, Source, P50, P99, RunID, Shard string
 	Responses                                                   int
+	historyLabels
+}
+
+// historyLabels tell a row's run apart (badges.go): its name or model, tags,
+// badges, and whether it is ticked for comparing.
+type historyLabels struct {
+	Title    string
+	Tags     []string
+	Badges   []badge
+	Complete bool
+	Picked   bool // the run "compare with…" came from: the baseline
 }
 
 type trend struct {
@@ -30,6 +42,17 @@ type historyView struct {
 	Items        []historyItem
 	Trends       []trend
 	Next         string
+	// Pick is the run the share page's "compare with…" came from (the
+	// compare form sends it first, as the baseline); PickTitle names it.
+	Pick, PickTitle string
+}
+
+// metaTitle names a listed run: its name, else its model.
+func metaTitle(m archive.Meta) string {
+	if m.Name != "" {
+		return m.Name
+	}
+	return m.Model
 }
 
 // sparkline maps values to SVG polyline points in a w×h box.
@@ -88,10 +111,29 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := historyView{Query: f.Text, Model: f.Model}
+	if pick := q.Get("pick"); pick != "" {
+		if !archive.ValidID(pick) {
+			s.errorPage(w, http.StatusBadRequest, "Not a report id", "pick is the id of the run to compare with (32 characters of a–z and 2–7).")
+			return
+		}
+		rec, err := s.cfg.Store.Get(ctx, pick)
+		if errors.Is(err, archive.ErrNotFound) {
+			s.errorPage(w, http.StatusNotFound, "Report not found", "The run to compare with is not in the archive.")
+			return
+		}
+		if err != nil {
+			s.log.Error("history pick", "id", pick, "err", err)
+			s.errorPage(w, http.StatusInternalServerError, "Archive error", "The run to compare with could not be read.")
+			return
+		}
+		v.Pick, v.PickTitle = pick, metaTitle(rec.Meta)
+	}
 	byModel := map[string][]archive.Meta{}
 	for _, m := range pg.Items {
 		it := historyItem{ID: m.ID, Created: m.CreatedAt.UTC().Format(time.RFC3339), Model: m.Model, Profile: m.Profile, Source: m.Source,
-			P50: fmtMs(m.TTFPP50Ms), P99: fmtMs(m.TTFPP99Ms), RunID: m.RunID, Responses: m.Responses}
+			P50: fmtMs(m.TTFPP50Ms), P99: fmtMs(m.TTFPP99Ms), RunID: m.RunID, Responses: m.Responses,
+			historyLabels: historyLabels{Title: metaTitle(m), Tags: m.Tags, Badges: s.runBadges(r, m.Client, m.TargetURL, m.Complete),
+				Complete: m.Complete, Picked: m.ID == v.Pick}}
 		if m.ShardCnt > 0 {
 			it.Shard = "shard " + strconv.Itoa(m.ShardIdx) + "/" + strconv.Itoa(m.ShardCnt)
 		}
@@ -120,7 +162,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 		for k, vs := range q {
 			nq[k] = vs
 		}
-		nq.Set("cursor", pg.Next)
+		nq.Set("cursor", pg.Next) // keeps pick: the baseline stays chosen on older pages
 		v.Next = "/history?" + nq.Encode()
 	}
 	p := &page{Heading: "History", historyView: v, Title: "duplexscope · history", Description: fmt.Sprintf("%d archived runs", len(v.Items))}

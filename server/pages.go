@@ -11,6 +11,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/duplexscope/duplexscope/archive"
@@ -24,7 +25,7 @@ var pageTemplates = map[string]*template.Template{}
 
 func init() {
 	for _, name := range []string{"share", "compare", "history", "error"} {
-		pageTemplates[name] = template.Must(template.New(name+".html").ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+		pageTemplates[name] = template.Must(template.New(name+".html").ParseFS(templateFS, "templates/layout.html", "templates/labels.html", "templates/"+name+".html"))
 	}
 }
 
@@ -100,6 +101,8 @@ type page struct {
 	Charts    []chartView
 	Beyond    beyondView // turn-taking, probes, load curve (optional)
 
+	// names, badges, labels (badges.go)
+	teamView
 	// compare
 	compareView
 	// history
@@ -170,7 +173,11 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The report could not be read.")
 		return
 	}
-	p := reportPage(rep, "Duplex test of "+rep.Run.Model)
+	p := reportPage(rep, runTitle(rep, "Duplex test of "))
+	p.Badges, p.Labels = s.runBadges(r, rep.Run.Client, rep.Run.TargetURL, rep.Complete), labelsOf(id, rep)
+	if rep.Run.Name != "" {
+		p.Title = rep.Run.Name + " · " + p.Title
+	}
 	base := "/api/reports/" + id
 	p.Downloads = []link{
 		{"report.json", base + "/export?format=json", "duplexscope report (schema " + report.Schema + ")"},
@@ -194,7 +201,7 @@ func (s *Server) loadReport(ctx context.Context, id string) (*report.Report, err
 	if err != nil {
 		return nil, err
 	}
-	key := id + "/" + rec.BodySHA256
+	key := id + "/" + rec.BodySHA256 + "/" + strconv.FormatInt(rec.Rev, 10) // Rev: relabelled (PATCH)
 	if r := s.cache.get(key); r != nil {
 		return r, nil
 	}

@@ -155,10 +155,10 @@ func TestCompare(t *testing.T) {
 		incomparable string
 	}{
 		{"same", "ids=" + base + "," + same, "No significant change", ""},
-		{"regression", "ids=" + base + "," + slower, "Regression: median B: m TTFP", ""},
-		{"improvement", "ids=" + base + "," + faster, "Improvement: median B: m TTFP", ""},
+		{"regression", "ids=" + base + "," + slower, "Regression in 12 of 16 rows: B: m TTFP p50", ""},
+		{"improvement", "ids=" + base + "," + faster, "Improvement in 12 of 16 rows: B: m TTFP p50", ""},
 		{"threshold 60 %", "ids=" + base + "," + slower + "&threshold=60", "No significant change", ""},
-		{"three runs", "ids=" + base + "," + same + "," + slower, "Regression: median C: m TTFP", ""},
+		{"three runs", "ids=" + base + "," + same + "," + slower, "Regression in 12 of 32 rows: C: m TTFP p50", ""},
 		{"incomparable", "ids=" + base + "," + otherModel, "", "model, frame size"},
 	}
 	for _, tc := range cases {

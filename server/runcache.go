@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -78,7 +79,7 @@ func (s *Server) runKey(ctx context.Context, run string) (string, error) {
 		for _, m := range p.Items {
 			n++
 			rows += m.Responses
-			b.WriteString("\x00" + m.ID + "/" + m.BodySHA256)
+			b.WriteString("\x00" + m.ID + "/" + m.BodySHA256 + "/" + strconv.FormatInt(m.Rev, 10))
 		}
 		if n > maxRunShards {
 			return "", fmt.Errorf("%w: run %s has more than %d uploads; open each shard's page instead", errRunTooLarge, run, maxRunShards)

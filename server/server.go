@@ -188,6 +188,7 @@ func (s *Server) routes() {
 	h("GET /api/reports", s.handleList)
 	h("GET /api/reports/{id}", s.handleGet)
 	h("DELETE /api/reports/{id}", s.deleteAuth(s.handleDelete))
+	h("PATCH /api/reports/{id}", s.reportWrite(s.handlePatchLabels))
 	h("POST /api/import", s.write(s.handleImport))
 	h("GET /api/reports/{id}/export", s.handleExport)
 	h("PUT /api/reports/{id}/attachments/{name}", s.reportWrite(s.handlePutAttachment))

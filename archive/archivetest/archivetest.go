@@ -351,4 +351,91 @@ func Run(t *testing.T, newStore func(t *testing.T) archive.Store) {
 			t.Errorf("List = %d (%v), want %d", len(p.Items), err, n)
 		}
 	})
+
+	t.Run("UpdateLabels", func(t *testing.T) {
+		s := newStore(t)
+		r := Fixture("m1", 2)
+		rec := record(t, r, 0)
+		if _, _, err := s.Put(ctx, rec, "key-u"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Update(ctx, archive.NewID(), relabel("x", nil)); !errors.Is(err, archive.ErrNotFound) {
+			t.Errorf("Update(missing) = %v, want ErrNotFound", err)
+		}
+		boom := errors.New("boom")
+		if _, err := s.Update(ctx, rec.ID, func(archive.Record) (archive.Record, error) { return archive.Record{}, boom }); !errors.Is(err, boom) {
+			t.Errorf("Update with a failing edit = %v, want its error", err)
+		}
+		m, err := s.Update(ctx, rec.ID, relabel("nightly A/B", []string{"gpu-a", "fp8"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Name != "nightly A/B" || len(m.Tags) != 2 || m.Tags[1] != "fp8" || m.Rev != 1 || m.ID != rec.ID || !m.CreatedAt.Equal(rec.CreatedAt) {
+			t.Errorf("Update meta = %+v", m)
+		}
+		got, err := s.Get(ctx, rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(got.Body, []byte(`"name":"nightly A/B"`)) || got.Name != "nightly A/B" || len(got.Tags) != 2 || got.Rev != 1 {
+			t.Errorf("Get after Update: meta %+v body %.300s", got.Meta, got.Body)
+		}
+		if got.BodySHA256 != rec.BodySHA256 {
+			t.Errorf("Update changed the idempotency hash")
+		}
+		p, err := s.List(ctx, archive.Filter{Text: "FP8"})
+		if err != nil || len(p.Items) != 1 || p.Items[0].Name != "nightly A/B" {
+			t.Errorf("List by tag = %+v (%v), want the relabelled report", p.Items, err)
+		}
+		if meta, created, err := s.Put(ctx, record(t, Fixture("m1", 2), time.Second), "key-u"); err != nil || created || meta.ID != rec.ID {
+			t.Errorf("a retried upload after Update = %v %v %v, want the same report", meta.ID, created, err)
+		}
+		// Concurrent Updates are each applied (none lost): each adds a tag.
+		var wg sync.WaitGroup
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := s.Update(ctx, rec.ID, func(old archive.Record) (archive.Record, error) {
+					r, err := report.Decode(old.Body, report.DefaultLimits)
+					if err != nil {
+						return old, err
+					}
+					r.Run.Tags = append(r.Run.Tags, fmt.Sprintf("t%d", i))
+					return relabelled(r)
+				})
+				if err != nil {
+					t.Errorf("concurrent Update %d: %v", i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		got, err = s.Get(ctx, rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Tags) != 10 || got.Rev != 9 {
+			t.Errorf("after 8 concurrent Updates: %d tags, rev %d; want 10 and 9 (%v)", len(got.Tags), got.Rev, got.Tags)
+		}
+	})
+}
+
+// relabel returns an Update edit that sets the run's name and tags.
+func relabel(name string, tags []string) func(archive.Record) (archive.Record, error) {
+	return func(old archive.Record) (archive.Record, error) {
+		r, err := report.Decode(old.Body, report.DefaultLimits)
+		if err != nil {
+			return old, err
+		}
+		r.Run.Name, r.Run.Tags = name, tags
+		return relabelled(r)
+	}
+}
+
+func relabelled(r *report.Report) (archive.Record, error) {
+	body, err := report.Marshal(r)
+	if err != nil {
+		return archive.Record{}, err
+	}
+	return archive.Record{Meta: archive.MetaFromReport(r), Body: body}, nil
 }

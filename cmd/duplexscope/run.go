@@ -79,6 +79,11 @@ Flags:
                        server_vad (1.5 s silence tail, no commit; complete when no response is open)
   --settle DUR         completion settle (default 2s)
   --timeout DUR        per-session completion timeout after the stream (default 15m)
+  --name N             a name for the run (report run.name; history, share and compare show it instead of the model):
+                       at most 200 characters, no control characters
+  --notes TEXT         notes about the run (run.notes): at most 4000 characters
+  --tag T              a tag for the run (run.tags), repeatable: at most 16 unique tags of 1–64 characters
+                       (names, notes and tags can be changed later with PATCH /api/reports/{id})
   --run-id R --shard i/n   this process runs shard i (1-based) of n of run R (samples k with k mod n = i-1);
                        the archive merges shards of one run id
   --progress=false     no progress bar
@@ -145,6 +150,8 @@ type runOptions struct {
 	LoadCurve                             string        // --load-curve 1,2,4,8,16
 	JoinAfter                             time.Duration // --join-after (load curve)
 	FrameGiven                            bool          // --frame-ms named (else the server's tick may replace 200)
+	Name, Notes                           string        // --name, --notes: run.name, run.notes
+	Tags                                  []string      // --tag (repeatable): run.tags
 	vllm                                  vllmFlags     // vLLM spellings (run_vllm.go)
 }
 
@@ -199,6 +206,12 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.Probe, "probe", "", "JSON list of {kind, clip, offset_s} probes to inject")
 	fs.StringVar(&o.LoadCurve, "load-curve", "", "comma list of concurrency levels (e.g. 1,2,4,8,16)")
 	fs.DurationVar(&o.JoinAfter, "join-after", time.Second, "load curve: the joining session starts this long after the level's others")
+	fs.StringVar(&o.Name, "name", "", "a name for the run (history, share and compare show it)")
+	fs.StringVar(&o.Notes, "notes", "", "notes about the run")
+	fs.Func("tag", "a tag for the run (repeatable)", func(v string) error {
+		o.Tags = append(o.Tags, v)
+		return nil
+	})
 	registerVLLMFlags(fs, &o.vllm)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -230,6 +243,14 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("run: --limit %d, want ≥ 0", o.Limit)
 	case o.JoinAfter < 0:
 		return nil, fmt.Errorf("run: --join-after %v, want ≥ 0", o.JoinAfter)
+	}
+	if fes := report.CheckLabels(o.Name, o.Notes, o.Tags); len(fes) > 0 {
+		fe := fes[0]
+		flagName := map[string]string{"run.name": "--name", "run.notes": "--notes"}[fe.Path]
+		if flagName == "" {
+			flagName = "--tag" // run.tags, run.tags[i]
+		}
+		return nil, fmt.Errorf("run: %s: %s", flagName, fe.Reason)
 	}
 	switch *td {
 	case "none":
@@ -738,6 +759,7 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 		Source:      report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
 		Concurrency: o.Concurrency, RunID: o.RunID,
 		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
+		Name: o.Name, Notes: o.Notes, Tags: o.Tags,
 	}
 	if u, err := url.Parse(o.URL); err == nil {
 		run.Profile = u.Query().Get("sim_profile")

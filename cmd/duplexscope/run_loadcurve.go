@@ -209,6 +209,7 @@ func loadCurveReport(o *runOptions, results []metrics.SessionResult, lc *report.
 		Source:    report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
 		RunID:     o.RunID,
 		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
+		Name: o.Name, Notes: o.Notes, Tags: o.Tags,
 	}
 	if o.ShardCount > 0 {
 		run.Shard = &report.Shard{Index: o.ShardIndex, Count: o.ShardCount}

@@ -276,7 +276,8 @@ func TestRunUpload(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	var so, se bytes.Buffer
 	err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out,
-		"--settle", "500ms", "--progress=false", "--upload", arch.URL, "--run-id", "r1", "--shard", "2/2"}, &so, &se)
+		"--settle", "500ms", "--progress=false", "--upload", arch.URL, "--run-id", "r1", "--shard", "2/2",
+		"--name", "nightly fp8", "--notes", "driver 550", "--tag", "gpu-a", "--tag", "fp8"}, &so, &se)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, se.String())
 	}
@@ -290,6 +291,9 @@ func TestRunUpload(t *testing.T) {
 	r, err := report.Decode(got, report.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.Run.Name != "nightly fp8" || r.Run.Notes != "driver 550" || strings.Join(r.Run.Tags, ",") != "gpu-a,fp8" {
+		t.Errorf("labels of the uploaded run: %q %q %q", r.Run.Name, r.Run.Notes, r.Run.Tags)
 	}
 	if r.Run.RunID != "r1" || r.Run.Shard == nil || *r.Run.Shard != (report.Shard{Index: 2, Count: 2}) {
 		t.Errorf("run id/shard %q %+v", r.Run.RunID, r.Run.Shard)
@@ -389,5 +393,50 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 	err = runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", filepath.Join(dir, "x"), "--probe", bad}, &so, &se)
 	if exitCode(err) != 2 {
 		t.Errorf("bad probe kind: exit %d (%v), want 2", exitCode(err), err)
+	}
+}
+
+// TestRunLabelFlags: --name, --notes and repeatable --tag reach the options
+// and are refused (the flag named; runCmd exits 2) past report.CheckLabels.
+func TestRunLabelFlags(t *testing.T) {
+	t.Parallel()
+	base := []string{"--url", "ws://127.0.0.1:1", "--model", "m", "--dataset", "builtin", "--out", t.TempDir()}
+	tags17 := strings.Fields(strings.Repeat("--tag t ", 17))
+	for i := 1; i < len(tags17); i += 2 {
+		tags17[i] += strings.Repeat("x", i) // 17 distinct tags
+	}
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string // "" = accepted
+	}{
+		{"none", nil, ""},
+		{"all", []string{"--name", "A/B run", "--notes", "line one\nline two", "--tag", "x", "--tag", "y"}, ""},
+		{"long name", []string{"--name", strings.Repeat("n", report.MaxNameChars+1)}, "--name"},
+		{"escape sequence in name", []string{"--name", "red\x1b[31m"}, "--name"},
+		{"bell in notes", []string{"--notes", "ding\a"}, "--notes"},
+		{"duplicate tag", []string{"--tag", "x", "--tag", "x"}, "--tag"},
+		{"empty tag", []string{"--tag", ""}, "--tag"},
+		{"17 tags", tags17, "--tag"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseRunFlags(append(append([]string(nil), base...), tc.args...), io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want one naming %s", err, tc.wantErr)
+				}
+				if code := exitCode(runCmd(context.Background(), append(append([]string(nil), base...), tc.args...), io.Discard, io.Discard)); code != 2 {
+					t.Errorf("runCmd exit %d, want 2", code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.name == "all" && (o.Name != "A/B run" || o.Notes != "line one\nline two" || strings.Join(o.Tags, ",") != "x,y") {
+				t.Errorf("options %q %q %q", o.Name, o.Notes, o.Tags)
+			}
+		})
 	}
 }

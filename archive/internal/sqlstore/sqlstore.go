@@ -41,7 +41,53 @@ func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 			return nil, fmt.Errorf("%s schema: %w", d.Name, err)
 		}
 	}
+	if err := addColumns(ctx, db, d); err != nil {
+		return nil, err
+	}
 	return &Store{DB: db, D: d, MaxAttachment: archive.DefaultMaxAttachment}, nil
+}
+
+// addedColumns are the reports columns added after the first schema: an
+// archive created before them gets them on open (probing each with a
+// zero-row SELECT works the same on SQLite and PostgreSQL).
+var addedColumns = []struct{ name, ddl string }{
+	{"name", "name TEXT NOT NULL DEFAULT ''"},
+	{"tags", "tags TEXT NOT NULL DEFAULT ''"},
+	{"rev", "rev %[2]s NOT NULL DEFAULT 0"},
+}
+
+func addColumns(ctx context.Context, db *sql.DB, d Dialect) error {
+	for _, c := range addedColumns {
+		rows, err := db.QueryContext(ctx, `SELECT `+c.name+` FROM reports WHERE 1 = 0`)
+		if err == nil {
+			rows.Close()
+			continue
+		}
+		ddl := strings.ReplaceAll(c.ddl, "%[2]s", d.bigint())
+		if _, err := db.ExecContext(ctx, `ALTER TABLE reports ADD COLUMN `+ddl); err != nil {
+			return fmt.Errorf("%s schema: adding column %s: %w", d.Name, c.name, err)
+		}
+	}
+	return nil
+}
+
+// bigint is the dialect's 64-bit integer type.
+func (d Dialect) bigint() string {
+	if d.Name == "postgres" {
+		return "BIGINT"
+	}
+	return "INTEGER"
+}
+
+// joinTags stores tags one per line (CheckLabels refuses control
+// characters in tags, so a newline never occurs inside one).
+func joinTags(tags []string) string { return strings.Join(tags, "\n") }
+
+func splitTags(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }
 
 // q rewrites "?" placeholders to the dialect's.
@@ -62,7 +108,7 @@ func (s *Store) q(query string) string {
 	return b.String()
 }
 
-const metaCols = `id, created_us, model, profile, target_url, source, frame_ms, client, complete, run_id, shard_idx, shard_cnt, responses, ttft_p50, ttfp_p50, ttfp_p99, search, body_sha`
+const metaCols = `id, created_us, model, profile, target_url, source, frame_ms, client, complete, run_id, shard_idx, shard_cnt, responses, ttft_p50, ttfp_p50, ttfp_p99, search, body_sha, name, tags, rev`
 
 func nullFloat(p *float64) sql.NullFloat64 {
 	if p == nil {
@@ -86,10 +132,12 @@ func scanMeta(row scanner, extra ...any) (archive.Meta, error) {
 	var us int64
 	var complete int64
 	var t50, p50, p99 sql.NullFloat64
-	dest := []any{&m.ID, &us, &m.Model, &m.Profile, &m.TargetURL, &m.Source, &m.FrameMs, &m.Client, &complete, &m.RunID, &m.ShardIdx, &m.ShardCnt, &m.Responses, &t50, &p50, &p99, &m.Text, &m.BodySHA256}
+	var tags string
+	dest := []any{&m.ID, &us, &m.Model, &m.Profile, &m.TargetURL, &m.Source, &m.FrameMs, &m.Client, &complete, &m.RunID, &m.ShardIdx, &m.ShardCnt, &m.Responses, &t50, &p50, &p99, &m.Text, &m.BodySHA256, &m.Name, &tags, &m.Rev}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return m, err
 	}
+	m.Tags = splitTags(tags)
 	m.CreatedAt = time.UnixMicro(us).UTC()
 	m.Complete = complete != 0
 	m.TTFTP50Ms, m.TTFPP50Ms, m.TTFPP99Ms = ptr(t50), ptr(p50), ptr(p99)
@@ -130,9 +178,9 @@ func (s *Store) Put(ctx context.Context, rec archive.Record, key string) (archiv
 	if m.Complete {
 		complete = 1
 	}
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO reports (`+metaCols+`, body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO reports (`+metaCols+`, body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`),
 		m.ID, m.CreatedAt.UnixMicro(), m.Model, m.Profile, m.TargetURL, m.Source, m.FrameMs, m.Client, complete, m.RunID, m.ShardIdx, m.ShardCnt, m.Responses,
-		nullFloat(m.TTFTP50Ms), nullFloat(m.TTFPP50Ms), nullFloat(m.TTFPP99Ms), m.Text, m.BodySHA256, rec.Body)
+		nullFloat(m.TTFTP50Ms), nullFloat(m.TTFPP50Ms), nullFloat(m.TTFPP99Ms), m.Text, m.BodySHA256, m.Name, joinTags(m.Tags), 0, rec.Body)
 	if err != nil {
 		return archive.Meta{}, false, fmt.Errorf("put: insert report: %w", err)
 	}
@@ -172,6 +220,42 @@ func (s *Store) Get(ctx context.Context, id string) (archive.Record, error) {
 		return archive.Record{}, fmt.Errorf("get %s: %w", id, err)
 	}
 	return archive.Record{Meta: m, Body: body}, nil
+}
+
+// Update implements archive.Store: read, edit, then write only if no other
+// Update moved the revision meanwhile (optimistic, so the same statements
+// serve SQLite and PostgreSQL); a lost race reads again, a few times.
+func (s *Store) Update(ctx context.Context, id string, edit func(archive.Record) (archive.Record, error)) (archive.Meta, error) {
+	for attempt := 0; ; attempt++ {
+		old, err := s.Get(ctx, id)
+		if err != nil {
+			return archive.Meta{}, err
+		}
+		rec, err := edit(old)
+		if err != nil {
+			return archive.Meta{}, err
+		}
+		m := rec.Meta
+		m.ID, m.CreatedAt, m.BodySHA256, m.Rev = old.ID, old.CreatedAt, old.BodySHA256, old.Rev+1
+		complete := 0
+		if m.Complete {
+			complete = 1
+		}
+		res, err := s.DB.ExecContext(ctx, s.q(`UPDATE reports SET model = ?, profile = ?, target_url = ?, source = ?, frame_ms = ?, client = ?, complete = ?,
+			run_id = ?, shard_idx = ?, shard_cnt = ?, responses = ?, ttft_p50 = ?, ttfp_p50 = ?, ttfp_p99 = ?, search = ?, name = ?, tags = ?, rev = ?, body = ?
+			WHERE id = ? AND rev = ?`),
+			m.Model, m.Profile, m.TargetURL, m.Source, m.FrameMs, m.Client, complete, m.RunID, m.ShardIdx, m.ShardCnt, m.Responses,
+			nullFloat(m.TTFTP50Ms), nullFloat(m.TTFPP50Ms), nullFloat(m.TTFPP99Ms), m.Text, m.Name, joinTags(m.Tags), m.Rev, rec.Body, id, old.Rev)
+		if err != nil {
+			return archive.Meta{}, fmt.Errorf("update %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return m, nil
+		}
+		if attempt == 4 {
+			return archive.Meta{}, fmt.Errorf("update %s: kept changing under 5 attempts", id)
+		}
+	}
 }
 
 // likeEscape escapes LIKE wildcards (escape character '\').
@@ -355,6 +439,9 @@ const Tables = `CREATE TABLE IF NOT EXISTS reports (
 	ttfp_p99 %[3]s,
 	search TEXT NOT NULL,
 	body_sha TEXT NOT NULL,
+	name TEXT NOT NULL DEFAULT '',
+	tags TEXT NOT NULL DEFAULT '',
+	rev %[2]s NOT NULL DEFAULT 0,
 	body %[1]s NOT NULL
 );
 CREATE INDEX IF NOT EXISTS reports_created ON reports (created_us DESC, id DESC);

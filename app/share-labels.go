@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/report"
+)
+
+// runLabels lets the user name a saved run, write notes and tag it: PATCH
+// /api/reports/{id} with the report capability the page uploaded with (so
+// it works on an archive with a write token without a sign-in).
+type runLabels struct {
+	app.Compo
+	ReportID   string
+	Capability string
+
+	name, notes, tags string
+	status            string
+	failed, busy      bool
+}
+
+// splitTags reads the comma-separated tag field: trimmed, empties dropped.
+func splitTags(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// labelsBody is the PATCH body: every key, so what the form shows is what
+// the run holds afterwards.
+func labelsBody(name, notes string, tags []string) ([]byte, error) {
+	if tags == nil {
+		tags = []string{}
+	}
+	return json.Marshal(map[string]any{"name": name, "notes": notes, "tags": tags})
+}
+
+func (c *runLabels) save(ctx app.Context) {
+	name, notes, tags := strings.TrimSpace(c.name), c.notes, splitTags(c.tags)
+	if fes := report.CheckLabels(name, notes, tags); len(fes) > 0 {
+		c.status, c.failed = "Not saved: "+strings.TrimPrefix(fes[0].Error(), "run."), true
+		return
+	}
+	body, err := labelsBody(name, notes, tags)
+	if err != nil {
+		c.status, c.failed = "Not saved: "+err.Error(), true
+		return
+	}
+	c.busy, c.status, c.failed = true, "Saving…", false
+	id, capability := c.ReportID, c.Capability
+	ctx.Async(func() {
+		rctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		err := doRequest(rctx, http.MethodPatch, "/api/reports/"+id, "application/json", "", capability, body, nil)
+		ctx.Dispatch(func(ctx app.Context) {
+			c.busy = false
+			if err != nil {
+				c.status, c.failed = "Not saved: "+err.Error()+" — your text is still here; try again.", true
+				return
+			}
+			c.status, c.failed = "Saved: the share page, history and compare show it.", false
+		})
+	})
+}
+
+func (c *runLabels) Render() app.UI {
+	if c.ReportID == "" {
+		return app.Div().ID("run-labels-form").Attr("hidden", true)
+	}
+	value := func(dst *string) func(app.Context, app.Event) {
+		return func(ctx app.Context, e app.Event) { *dst = ctx.JSSrc().Get("value").String() }
+	}
+	status := app.P().ID("labels-status").Attr("role", "status").Attr("aria-live", "polite").Text(c.status)
+	if c.failed {
+		status = status.Class("ds-error")
+	}
+	return app.Form().ID("run-labels-form").Class("ds-labels").
+		OnSubmit(func(ctx app.Context, e app.Event) {
+			e.PreventDefault()
+			if !c.busy {
+				c.save(ctx)
+			}
+		}).Body(
+		app.P().Class("ds-hint").Text("Tell this run apart: a name, notes and tags (shown on its share page, in history and in compare)."),
+		app.Label().For("labels-name").Text("Name"),
+		app.Input().ID("labels-name").Type("text").Name("name").MaxLength(report.MaxNameChars).
+			Placeholder("e.g. fp8 build on GPU A").Value(c.name).OnInput(value(&c.name)),
+		app.Label().For("labels-notes").Text("Notes"),
+		app.Textarea().ID("labels-notes").Name("notes").MaxLength(report.MaxNotesChars).Rows(3).Text(c.notes).OnInput(value(&c.notes)),
+		app.Label().For("labels-tags").Text("Tags (comma-separated)"),
+		app.Input().ID("labels-tags").Type("text").Name("tags").Placeholder("gpu-a, fp8").Value(c.tags).OnInput(value(&c.tags)),
+		app.Button().ID("labels-save").Type("submit").Disabled(c.busy).Text("Save name, notes and tags"),
+		status,
+	)
+}
