@@ -3,6 +3,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -13,11 +14,15 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/report"
 )
 
 type historyItem struct {
 	ID, Created, Model, Profile, Source, P50, P99, RunID, Shard string
 	Responses                                                   int
+	// Verdict is report.Judge's code for the run ("" when the report
+	// could not be read); VerdictText its reasons in words.
+	Verdict, VerdictTitle, VerdictText string
 }
 
 type trend struct {
@@ -95,6 +100,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 		if m.ShardCnt > 0 {
 			it.Shard = "shard " + strconv.Itoa(m.ShardIdx) + "/" + strconv.Itoa(m.ShardCnt)
 		}
+		s.judgeHistoryItem(ctx, &it)
 		v.Items = append(v.Items, it)
 		if m.TTFPP50Ms != nil {
 			byModel[m.Model] = append(byModel[m.Model], m)
@@ -125,4 +131,22 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	p := &page{Heading: "History", historyView: v, Title: "duplexscope · history", Description: fmt.Sprintf("%d archived runs", len(v.Items))}
 	s.render(w, "history", http.StatusOK, p)
+}
+
+// judgeHistoryItem gives a history row the verdict of its report (the one
+// judgement, report.Judge) and a TTFP tail labelled as the share page
+// labels it ("slowest of N" below report.MinP99Samples responses). The
+// report comes through the decoded-report cache.
+func (s *Server) judgeHistoryItem(ctx context.Context, it *historyItem) {
+	rep, err := s.loadReport(ctx, it.ID)
+	if err != nil {
+		it.VerdictText = "—"
+		return
+	}
+	jv := report.Judge(rep)
+	it.Verdict, it.VerdictTitle, it.VerdictText = jv.Code, jv.Title(), jv.Text()
+	if t := jv.Facts.TTFP; t != nil && t.N < report.MinP99Samples {
+		tail := t.Tail()
+		it.P99 = fmtMs(&tail) + " (" + t.TailLabel() + ")"
+	}
 }
