@@ -78,6 +78,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	in.Log = append([]logRow(nil), rows...)
 	in.Probes = r.probeViewsLocked()
 	in.TurnTaking = r.tt
+	in.UserSpeech = r.userSpeech
 	if r.labels != nil {
 		in.TTLabelled = len(r.labels.Labels)
 	}
