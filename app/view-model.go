@@ -35,10 +35,8 @@ type liveSnapshot struct {
 	OutputRate           float64
 	Camera               string // the video source ("Camera", "Video clip"), "" for none
 	VideoFrames          int    // video frames the appends carried
-	// Verdict is report.Judge of the report the page would save now;
-	// verdictErr is the error text it was judged with (for Reuse).
-	Verdict    report.Verdict
-	verdictErr string
+	// Verdict is report.Judge of the report the page would save now.
+	Verdict report.Verdict
 }
 
 // chartData is one chart's option JSON and its point count.
@@ -96,6 +94,9 @@ type viewInput struct {
 	// UserSpeech is VAD of the audio sent so far (trace clock): the speech
 	// ends of the "end of your speech → heard" headline.
 	UserSpeech []turntaking.Interval
+	// Verdict, when set, is a recent judgement to reuse (the live run
+	// rejudges at most every verdictEveryMs while streaming).
+	Verdict *report.Verdict
 	// SkipTimeline / SkipWaterfall leave out charts no view shows now
 	// (building them costs main-thread time during a run).
 	SkipTimeline, SkipWaterfall bool
@@ -216,12 +217,11 @@ func buildView(in viewInput) *liveSnapshot {
 	sum := in.Result.Summary
 	// The verdict and every headline number come from report.Judge over
 	// the report this run would save: the share page shows the same.
-	if in.Reuse != nil && in.Reuse.verdictErr == in.Error && in.Reuse.Verdict.Code != "" {
-		s.Verdict = in.Reuse.Verdict
+	if in.Verdict != nil {
+		s.Verdict = *in.Verdict
 	} else if rep := liveReport(in.Result, sortedResp(in.Resp), in.UserSpeech, in.Error, in.SessionID); rep != nil {
 		s.Verdict = report.Judge(rep)
 	}
-	s.verdictErr = in.Error
 	f := s.Verdict.Facts
 	ttftStat, _ := report.StatOf(values(pts[chart.TTFT]))
 	s.Numbers = []bigNumber{
