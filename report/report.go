@@ -305,9 +305,9 @@ type ResponseExtra struct {
 	// clock of HeardOrigin): the wait a person feels. Only the first reply
 	// after a speech end has one (turntaking.SpeechEndToFirstSound).
 	SpeechEndToHeardMs *float64 `json:"speech_end_to_heard_ms,omitempty"`
-	Underruns   int      `json:"underruns,omitempty"`
-	Truncated   bool     `json:"truncated,omitempty"`
-	Transcript  string   `json:"transcript,omitempty"`
+	Underruns          int      `json:"underruns,omitempty"`
+	Truncated          bool     `json:"truncated,omitempty"`
+	Transcript         string   `json:"transcript,omitempty"`
 }
 
 // SessionExtra holds duplexscope's per-session extras.

@@ -343,7 +343,9 @@ func FactsOf(r *Report) Facts {
 	}
 	// The headline is what people feel: speech end → heard when enough
 	// replies have it, then reply start → heard, then vLLM's TTFP.
-	enough := func(s *Stat) bool { return s != nil && (s.N >= MinResponses || f.PerSession && f.Responses >= MinResponses) }
+	enough := func(s *Stat) bool {
+		return s != nil && (s.N >= MinResponses || f.PerSession && f.Responses >= MinResponses)
+	}
 	switch {
 	case enough(f.SpeechEnd):
 		f.Judged = LatencySpeechEnd
