@@ -300,14 +300,15 @@ type ResponseExtra struct {
 	// playback clock (HeardOrigin says which). Never mixed into ttfp_ms.
 	HeardTTFPMs *float64 `json:"heard_ttfp_ms,omitempty"`
 	HeardOrigin string   `json:"heard_origin,omitempty"`
+	Underruns   int      `json:"underruns,omitempty"`
+	Truncated   bool     `json:"truncated,omitempty"`
+	Transcript  string   `json:"transcript,omitempty"`
+
 	// SpeechEndToHeardMs: end of the user's speech (VAD on the sent audio,
 	// client send clock) → this reply's first sample played (the playback
 	// clock of HeardOrigin): the wait a person feels. Only the first reply
 	// after a speech end has one (turntaking.SpeechEndToFirstSound).
 	SpeechEndToHeardMs *float64 `json:"speech_end_to_heard_ms,omitempty"`
-	Underruns          int      `json:"underruns,omitempty"`
-	Truncated          bool     `json:"truncated,omitempty"`
-	Transcript         string   `json:"transcript,omitempty"`
 }
 
 // SessionExtra holds duplexscope's per-session extras.
