@@ -191,7 +191,7 @@ func cardsFor(r *report.Report) ([]card, verdict) {
 		cards = append(cards, card{Key: "rtf", Name: "Real-time factor (RTF)", Value: fmtNum(s.P50, 3), Band: b,
 			Sub:     fmt.Sprintf("%d of %d responses at RTF ≥ 1; ", f.RTFSlow, s.N) + statSub(s, rtf, basis),
 			Origin:  clockClient,
-			Explain: "Time spent producing a reply's audio divided by its length; below 1 means the model talks faster than real time. " + report.RTFRule,
+			Explain: "Time spent producing a reply's audio divided by its length; below 1 means that reply was generated quicker than it plays (the real-time rule is under the cards).",
 			Goal:    "must be < 1 for every response"})
 	}
 	if s, ok := report.StatOf(values("tpot_ms")); ok && !f.PerSession {
