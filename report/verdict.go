@@ -55,10 +55,13 @@ var LatencyBands = []LatencyBand{
 	{UpToMs: math.Inf(1), Band: "red", Word: "too slow for conversation", Verdict: VerdictSlow},
 }
 
-// BandFor returns the band of a latency in milliseconds.
+// BandFor returns the band of a latency in milliseconds, judged as shown
+// (Seconds: 10 ms steps), so "0.30 s" is never called slower than the
+// band "up to 0.30 s".
 func BandFor(ms float64) LatencyBand {
+	shown := math.Round(ms/10) * 10
 	for _, b := range LatencyBands {
-		if ms <= b.UpToMs {
+		if shown <= b.UpToMs {
 			return b
 		}
 	}

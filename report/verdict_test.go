@@ -149,9 +149,9 @@ func TestBandTable(t *testing.T) {
 		ms         float64
 		band, word string
 	}{
-		{0, "green", "natural"}, {300, "green", "natural"}, {301, "amber", "a noticeable pause"},
-		{480, "amber", "a noticeable pause"}, {800, "amber", "a noticeable pause"}, {801, "amber", "noticeably slow"},
-		{1500, "amber", "noticeably slow"}, {1501, "red", "too slow for conversation"},
+		{0, "green", "natural"}, {300, "green", "natural"}, {304.9, "green", "natural"}, {305, "amber", "a noticeable pause"},
+		{480, "amber", "a noticeable pause"}, {800, "amber", "a noticeable pause"}, {805, "amber", "noticeably slow"},
+		{1500, "amber", "noticeably slow"}, {1505, "red", "too slow for conversation"},
 	}
 	for _, tc := range cases {
 		if b := report.BandFor(tc.ms); b.Band != tc.band || b.Word != tc.word {
