@@ -434,7 +434,7 @@ func latencyWords(f Facts, s *Stat) string {
 	if f.PerSession && f.Judged == LatencyTTFP {
 		basis = fmt.Sprintf("median of %d per-session medians", s.N)
 	}
-	return fmt.Sprintf(what, "about "+Seconds(s.P50)) + fmt.Sprintf(", %s; %s %s: %s", basis, s.TailLabel(), Seconds(s.Tail()), BandFor(s.P50).Word)
+	return fmt.Sprintf(what, "about "+Seconds(s.P50)) + fmt.Sprintf(": %s (%s; %s: %s)", BandFor(s.P50).Word, basis, s.TailLabel(), Seconds(s.Tail()))
 }
 
 // rtfWords states the RTF outcome; "faster than real time" only when no
