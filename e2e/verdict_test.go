@@ -132,7 +132,6 @@ func TestBrowserVerdict(t *testing.T) {
 		if !strings.Contains(sharedText, want) || !strings.Contains(plainText, want) {
 			t.Errorf("verdicts %q / %q: want the headline %q", plainText, sharedText, want)
 		}
-		screenshot(t, ctx, "verdict-share")
 	})
 
 	t.Run("killed session is incomplete", func(t *testing.T) {
