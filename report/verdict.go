@@ -480,7 +480,11 @@ func incompleteReasons(r *Report) []string {
 	if more > 0 {
 		out = append(out, fmt.Sprintf("%d more sessions ended early", more))
 	}
-	if len(out) == 0 && !r.Complete {
+	switch {
+	case len(out) > 0 || r.Complete:
+	case r.Run.RunID != "":
+		out = append(out, "not every shard of run "+r.Run.RunID+" has arrived complete")
+	default:
 		out = append(out, "the run ended before it finished (a session was stopped, failed or disconnected)")
 	}
 	return out

@@ -227,3 +227,28 @@ func TestSpeechEndSummary(t *testing.T) {
 		t.Errorf("decoded summary = %+v", back.SpeechEndToHeard)
 	}
 }
+
+// TestJudgeMergedRun: a merged run whose shards are not all in is
+// incomplete and says so.
+func TestJudgeMergedRun(t *testing.T) {
+	shard := func(i int) *report.Report {
+		r := run{ttfp: rep(200, 5), speech: rep(250, 5), complete: true}.build(t)
+		r.Run.RunID, r.Run.Shard = "nightly", &report.Shard{Index: i, Count: 3}
+		return r
+	}
+	m, _, err := report.MergeShards([]*report.Report{shard(1), shard(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := report.Judge(m)
+	if v.Code != report.VerdictIncomplete || !strings.Contains(v.Text(), "not every shard of run nightly") {
+		t.Errorf("2 of 3 shards: %q %q", v.Code, v.Text())
+	}
+	all, _, err := report.MergeShards([]*report.Report{shard(1), shard(2), shard(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := report.Judge(all); v.Code != report.VerdictGood {
+		t.Errorf("3 of 3 shards: %q %q, want good", v.Code, v.Text())
+	}
+}
