@@ -78,6 +78,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	in.Log = append([]logRow(nil), rows...)
 	in.Probes = r.probeViewsLocked()
 	in.TurnTaking = r.tt
+	in.UserSpeech = r.userSpeech
 	if r.labels != nil {
 		in.TTLabelled = len(r.labels.Labels)
 	}
@@ -87,6 +88,12 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	}
 	return snap
 }
+
+// verdictEveryMs throttles the live judgement: it rebuilds the report the
+// page would save (a JSON pass over every row) on the page's only thread,
+// so while streaming it runs at most once a second; a failure and the
+// finished run are judged at once.
+const verdictEveryMs = 1000
 
 // viewCache is the last snapshot whose charts were built.
 type viewCache struct {

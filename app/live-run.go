@@ -137,6 +137,11 @@ type liveRun struct {
 	ttMu           sync.Mutex         // guards ttRec, held while scoring (not r.mu: the send path needs it)
 	ttRec          turntaking.Recorder
 	ttAtMs         float64
+	userSpeech     []turntaking.Interval // VAD of the sent audio (trace clock), refreshed with the turn-taking pass
+	verdict        report.Verdict        // the last live judgement (snapshotLocked)
+	verdictErr     string
+	verdictAtMs    float64
+	verdictSet     bool
 	ttBusy         bool
 	probeClips     map[string]probeClipData // standard clips by kind, fetched once per run
 	probeSchedule  []ProbeAt                // probe_s probes not yet injected, in time order
@@ -415,8 +420,12 @@ func (r *liveRun) finish() {
 	}
 	final := metrics.ScoreSession(*tr)
 	tt := traceTurnTaking(tr, r.labels, r.probeOnsets(), "")
+	r.ttMu.Lock()
+	user := r.ttRec.UserSpeech(nil) // every event is in by now: the whole input
+	r.ttMu.Unlock()
 	r.mu.Lock()
 	r.tt = tt
+	r.userSpeech = user
 	r.result = res
 	r.final = &final
 	if sessErr != nil && r.err == nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/chart"
+	"github.com/duplexscope/duplexscope/report"
 )
 
 // liveView is the live numbers tab: big numbers, levels, per-metric charts,
@@ -25,9 +26,13 @@ func (v *liveView) Render() app.UI {
 		&warningsList{Warnings: s.Warnings},
 		app.Section().Class("ds-panel").Body(
 			app.H2().Text("Session numbers"),
+			app.P().ID("live-verdict").Class("ds-verdict").Attr("data-band", s.Plain.Band).Attr("data-verdict", s.Plain.Code).Text(s.Plain.Verdict),
 			&bigNumbers{ID: "numbers", Items: s.Numbers},
+			app.P().Class("ds-hint").Text("Headline: end of your speech → first sound of the reply (what you wait), beside vLLM's TTFP (model turn start → first audio packet). A \"p99\" needs at least "+strconv.Itoa(report.MinP99Samples)+" replies; below that the tail is the slowest reply."),
 			app.If(len(s.Stream) > 0, func() app.UI {
-				return app.Div().Body(app.H2().Style("margin-top", "10px").Text("Input-stream window"), &bigNumbers{ID: "stream", Items: s.Stream})
+				return app.Div().Body(app.H2().Style("margin-top", "10px").Text("Input-stream window"),
+					app.P().Class("ds-hint").Text("Measured from the first audio sent, so these include your own speech and the wait for your turn to end; they are not reply latencies and not headline numbers."),
+					&bigNumbers{ID: "stream", Items: s.Stream})
 			}),
 			&levelMeters{In: s.InLevel, Out: s.OutLevel, Pacing: s.Pacing},
 			app.If(s.Camera != "", func() app.UI {

@@ -12,7 +12,7 @@ type plainViewCompo struct {
 
 func (p *plainViewCompo) Render() app.UI {
 	return app.Section().Class("ds-panel").ID("plain").Body(
-		app.P().ID("verdict").Class("ds-verdict").Attr("data-band", p.Plain.Band).Text(p.Plain.Verdict),
+		app.P().ID("verdict").Class("ds-verdict").Attr("data-band", p.Plain.Band).Attr("data-verdict", p.Plain.Code).Text(p.Plain.Verdict),
 		app.Div().Class("ds-cards").Body(app.Range(p.Plain.Cards).Slice(func(i int) app.UI {
 			c := p.Plain.Cards[i]
 			return app.Div().Class("ds-card ds-"+c.Band).Attr("data-band", c.Band).Body(
@@ -21,7 +21,7 @@ func (p *plainViewCompo) Render() app.UI {
 				app.P().Text(c.Explain),
 			)
 		})),
-		app.P().Class("ds-hint").Text("Goal bands for the heard latency: green ≤ 0.3 s, amber up to 1.5 s (noticeably slow above 0.8 s), red above 1.5 s. The real-time factor must stay below 1."),
+		app.P().ID("verdict-rule").Class("ds-hint").Text(p.Plain.Footnote),
 		&warningsList{Warnings: p.Warnings},
 	)
 }

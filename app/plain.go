@@ -3,18 +3,12 @@ package app
 import (
 	"fmt"
 
-	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/report"
 )
 
-// Goal bands of the plain-language view (heard latency, playback clock).
-// Between 800 ms and 1.5 s is amber too ("noticeably slow"); above 1.5 s red.
-const (
-	heardGreenMs = 300
-	heardAmberMs = 800
-	heardRedMs   = 1500
-)
-
-// Band colours of a card.
+// Band colours of a card. The goal bands, their words and the footnote
+// come from report.LatencyBands (one table for the dashboard, the share
+// page and history).
 const (
 	bandGreen = "green"
 	bandAmber = "amber"
@@ -29,58 +23,74 @@ type plainCard struct {
 
 // plainView is the plain-language tab.
 type plainView struct {
-	Verdict string
-	Band    string
-	Cards   []plainCard
+	Verdict  string
+	Code     string // report.Judge's code (data-verdict)
+	Band     string
+	Cards    []plainCard
+	Footnote string
 }
 
-// heardBand classifies a heard latency.
-func heardBand(ms float64) string {
-	switch {
-	case ms <= heardGreenMs:
-		return bandGreen
-	case ms <= heardRedMs:
-		return bandAmber
-	default:
-		return bandRed
+// pageBand maps a report band to the page's card colours ("none" → grey).
+func pageBand(b string) string {
+	if b == "none" || b == "" {
+		return bandGrey
 	}
+	return b
 }
 
-// buildPlain writes the plain-language cards and the one-line verdict.
-func buildPlain(sum metrics.SessionSummary, heard *metrics.Summary, responses int, warns []warning, phase string) plainView {
-	var v plainView
-	heardCard := plainCard{Title: "How long until you hear the reply", Value: "—", Band: bandGrey,
-		Explain: "Typical time from the model starting its reply to the first sound coming out of your speakers (playback clock). Under 0.3 s feels natural; over 1.5 s feels broken."}
-	if heard != nil {
-		heardCard.Value = fmt.Sprintf("%.2f s", heard.P50/1000)
-		heardCard.Band = heardBand(heard.P50)
+func seconds(ms float64) string { return fmt.Sprintf("%.2f s", ms/1000) }
+
+// buildPlain writes the plain-language cards and the one-line verdict
+// from the run's judgement (report.Judge): the same words and numbers as
+// the share page.
+func buildPlain(v report.Verdict, turns, responses int, warns []warning, phase string) plainView {
+	f := v.Facts
+	out := plainView{Code: v.Code, Band: pageBand(v.Band),
+		Footnote: report.BandsFootnote() + " " + report.RTFRule + fmt.Sprintf(" A verdict needs at least %d replies with a measured latency; a \"p99\" needs at least %d.", report.MinResponses, report.MinP99Samples)}
+	speech := plainCard{Title: "From the end of your speech to hearing the reply", Value: "—", Band: bandGrey,
+		Explain: "What you wait: from when you stop speaking (voice detection on the audio sent) to the reply's first sound from your speakers (playback clock). Only the first reply after each pause counts."}
+	if s := f.SpeechEnd; s != nil {
+		speech.Value, speech.Band = seconds(s.P50), report.BandFor(s.P50).Band
 	}
-	ttfpCard := plainCard{Title: "Time to first audio (vLLM TTFP)", Value: "—", Band: bandGrey,
-		Explain: "What vLLM's benchmark reports: time from the start of the model's turn to its first audio packet, usually measured by the server. It leaves out network and playback."}
-	if sum.TTFPMs != nil {
-		ttfpCard.Value = fmt.Sprintf("%.2f s", sum.TTFPMs.P50/1000)
+	ttfp := plainCard{Title: "Time to first audio (vLLM TTFP)", Value: "—", Band: bandGrey,
+		Explain: "What vLLM's benchmark reports: time from the start of the model's turn to its first audio packet, usually measured by the server. It leaves out your turn end, the network and playback."}
+	if s := f.TTFP; s != nil {
+		ttfp.Value = seconds(s.P50)
 	}
-	rtfCard := plainCard{Title: "Can it speak fast enough?", Value: "—", Band: bandGrey,
-		Explain: "Real-time factor: time to generate the audio divided by its length. It must stay below 1, or the voice stutters."}
-	if sum.RTF != nil {
-		rtfCard.Value = fmt.Sprintf("%.2f×", sum.RTF.P50)
-		rtfCard.Band = bandGreen
-		if sum.RTF.P99 >= 1 {
-			rtfCard.Band = bandRed
+	heard := plainCard{Title: "From the reply starting to hearing it", Value: "—", Band: bandGrey,
+		Explain: "Typical time from the model starting its reply to the first sound coming out of your speakers (playback clock)."}
+	if s := f.Heard; s != nil {
+		heard.Value, heard.Band = seconds(s.P50), report.BandFor(s.P50).Band
+	}
+	rtf := plainCard{Title: "Can it speak fast enough?", Value: "—", Band: bandGrey,
+		Explain: "Real-time factor: time to generate a reply's audio divided by its length. Every reply must stay below 1, or its voice stalls."}
+	if s := f.RTF; s != nil {
+		rtf.Value, rtf.Band = fmt.Sprintf("%.2f× (median)", s.P50), bandGreen
+		switch {
+		case float64(f.RTFSlow) >= report.NotRealTimeShare*float64(s.N):
+			rtf.Value, rtf.Band = fmt.Sprintf("%d of %d replies too slow", f.RTFSlow, s.N), bandRed
+		case f.RTFSlow > 0:
+			rtf.Value, rtf.Band = fmt.Sprintf("%d of %d replies too slow", f.RTFSlow, s.N), bandAmber
 		}
 	}
-	worst := plainCard{Title: "Slowest replies (p99)", Value: "—", Band: bandGrey,
-		Explain: "How long the slowest 1 in 100 replies took to be heard. Occasional long waits are what people remember."}
-	if heard != nil {
-		worst.Value = fmt.Sprintf("%.2f s", heard.P99/1000)
-		worst.Band = heardBand(heard.P99)
+	worst := plainCard{Title: "Slowest replies", Value: "—", Band: bandGrey,
+		Explain: "The longest waits: occasional long waits are what people remember."}
+	if s := f.JudgedStat(); s != nil {
+		if s.N >= report.MinP99Samples {
+			worst.Title = "Slowest replies (p99)"
+			worst.Explain = "How long the slowest 1 in 100 replies took (" + f.LatencyName(f.Judged) + "). Occasional long waits are what people remember."
+		} else {
+			worst.Title = fmt.Sprintf("Slowest of %d replies", s.N)
+			worst.Explain = fmt.Sprintf("The longest of the %d measured waits (%s); too few replies for a p99. Occasional long waits are what people remember.", s.N, f.LatencyName(f.Judged))
+		}
+		worst.Value, worst.Band = seconds(s.Tail()), report.BandFor(s.Tail()).Band
 	}
-	count := plainCard{Title: "Replies measured", Value: fmt.Sprint(sum.AudioTurnCount), Band: bandGrey,
-		Explain: "How many times the model answered with audio. More replies make the numbers above more trustworthy."}
-	if sum.AudioTurnCount >= 3 {
+	count := plainCard{Title: "Replies measured", Value: fmt.Sprint(turns), Band: bandGrey,
+		Explain: fmt.Sprintf("How many times the model answered with audio. A verdict needs at least %d; more replies make the numbers above more trustworthy.", report.MinResponses)}
+	if turns >= report.MinResponses {
 		count.Band = bandGreen
 	}
-	v.Cards = []plainCard{heardCard, rtfCard, worst, ttfpCard, count}
+	out.Cards = []plainCard{speech, ttfp, heard, rtf, worst, count}
 
 	bad := 0
 	for _, w := range warns {
@@ -88,34 +98,20 @@ func buildPlain(sum metrics.SessionSummary, heard *metrics.Summary, responses in
 			bad++
 		}
 	}
+	live := phase == phaseIdle || phase == phaseConnecting || phase == phaseStreaming
 	switch {
-	case responses == 0 && (phase == phaseIdle || phase == phaseConnecting || phase == phaseStreaming):
-		v.Verdict, v.Band = "No replies yet — talk (or let the clip play) and wait for the model to answer.", bandGrey
-	case responses == 0:
-		v.Verdict, v.Band = "The model never answered with audio, so there is nothing to judge.", bandRed
-	case heard == nil:
-		v.Verdict, v.Band = "Replies arrived but none was played here, so the heard latency is unknown; see vLLM TTFP.", bandAmber
+	case v.Code == "":
+		out.Verdict, out.Code, out.Band = "No replies yet — talk (or let the clip play) and wait for the model to answer.", report.VerdictNotEnoughData, bandGrey
+	case responses == 0 && live && v.Code == report.VerdictNotEnoughData:
+		out.Verdict = "No replies yet — talk (or let the clip play) and wait for the model to answer."
 	default:
-		b := heardBand(heard.P50)
-		if rtfCard.Band == bandRed {
-			b = bandRed
-		}
-		switch b {
-		case bandGreen:
-			v.Verdict = fmt.Sprintf("Feels like a natural conversation: replies are heard after about %.2f s and the voice keeps up.", heard.P50/1000)
-		case bandAmber:
-			v.Verdict = fmt.Sprintf("Usable but noticeably slow: replies are heard after about %.2f s.", heard.P50/1000)
-		default:
-			if rtfCard.Band == bandRed {
-				v.Verdict = "Too slow: the model cannot generate speech in real time, so the voice stalls."
-			} else {
-				v.Verdict = fmt.Sprintf("Too slow for conversation: replies are heard after about %.2f s.", heard.P50/1000)
-			}
-		}
-		v.Band = b
-		if bad > 0 {
-			v.Verdict += fmt.Sprintf(" (%d warning(s) below affect these numbers.)", bad)
+		out.Verdict = v.Text()
+		if live && v.Code != report.VerdictIncomplete {
+			out.Verdict = "So far — " + out.Verdict
 		}
 	}
-	return v
+	if bad > 0 && responses > 0 {
+		out.Verdict += fmt.Sprintf(" (%d warning(s) below affect these numbers.)", bad)
+	}
+	return out
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
+	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // shareInfo is the outcome of saving a run.
@@ -65,6 +66,9 @@ type saveInput struct {
 	ReceivedMs    map[string]float64
 	// Labels are a labelled dataset's turn-taking cases (nil: derived cases).
 	Labels *streamLabels
+	// UserSpeech is VAD of the audio sent (trace clock): the speech ends
+	// of speech_end_to_heard_ms.
+	UserSpeech []turntaking.Interval
 }
 
 // buildSaveInput collects the finished run (r.mu not held).
@@ -89,6 +93,7 @@ func (r *liveRun) buildSaveInput(tr *trace.Session) saveInput {
 	}
 	in.StreamStartMs = r.streamStartMs
 	in.Labels = r.labels
+	in.UserSpeech = r.userSpeech
 	in.ReceivedMs = map[string]float64{}
 	for id, rs := range r.resp {
 		in.ReceivedMs[id] = rs.receivedMs()
@@ -137,14 +142,7 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 	if in.Trace != nil && in.Trace.Session.SessionID != nil {
 		sid = *in.Trace.Session.SessionID
 	}
-	for _, rv := range in.Resp {
-		x := report.ResponseExtra{SessionID: sid, ResponseID: rv.ID, Underruns: rv.Underruns, Truncated: rv.Truncated, Transcript: rv.Transcript}
-		if h, ok := rv.heardMs(); ok {
-			x.HeardTTFPMs = &h
-			x.HeardOrigin = "playback clock"
-		}
-		rep.Responses = append(rep.Responses, x)
-	}
+	rep.Responses = append(rep.Responses, responseExtras(in.Resp, in.UserSpeech, sid)...)
 	var blobs []attachmentBlob
 	add := func(name, kind, ctype string, body []byte) {
 		sum := sha256.Sum256(body)

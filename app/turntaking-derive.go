@@ -139,10 +139,12 @@ func (r *liveRun) maybeScoreTT(now float64) {
 		onsets := r.probeOnsets()
 		r.ttMu.Lock()
 		tt := pageTurnTaking(&r.ttRec, labels, onsets, "", true)
+		user := r.ttRec.UserSpeech(nil)
 		r.ttMu.Unlock()
 		r.mu.Lock()
 		if r.final == nil { // the end-of-run score wins
 			r.tt = tt
+			r.userSpeech = user
 		}
 		r.ttBusy = false
 		r.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // liveSnapshot is everything the views draw, built off the UI goroutine.
@@ -34,6 +35,8 @@ type liveSnapshot struct {
 	OutputRate           float64
 	Camera               string // the video source ("Camera", "Video clip"), "" for none
 	VideoFrames          int    // video frames the appends carried
+	// Verdict is report.Judge of the report the page would save now.
+	Verdict report.Verdict
 }
 
 // chartData is one chart's option JSON and its point count.
@@ -88,6 +91,12 @@ type viewInput struct {
 	SentS                float64
 	InputRate            float64
 	OutputRate           float64
+	// UserSpeech is VAD of the audio sent so far (trace clock): the speech
+	// ends of the "end of your speech → heard" headline.
+	UserSpeech []turntaking.Interval
+	// Verdict, when set, is a recent judgement to reuse (the live run
+	// rejudges at most every verdictEveryMs while streaming).
+	Verdict *report.Verdict
 	// SkipTimeline / SkipWaterfall leave out charts no view shows now
 	// (building them costs main-thread time during a run).
 	SkipTimeline, SkipWaterfall bool
@@ -206,16 +215,26 @@ func buildView(in viewInput) *liveSnapshot {
 		}
 	}
 	sum := in.Result.Summary
-	heardSum := metrics.Summarize(heard, 3)
+	// The verdict and every headline number come from report.Judge over
+	// the report this run would save: the share page shows the same.
+	if in.Verdict != nil {
+		s.Verdict = *in.Verdict
+	} else if rep := liveReport(in.Result, sortedResp(in.Resp), in.UserSpeech, in.Error, in.SessionID); rep != nil {
+		s.Verdict = report.Judge(rep)
+	}
+	f := s.Verdict.Facts
+	ttftStat, _ := report.StatOf(values(pts[chart.TTFT]))
 	s.Numbers = []bigNumber{
-		summaryNumber("TTFP p50", sum.TTFPMs, "p50", "ms", clocksLabel(ttfpClocks)),
-		summaryNumber("TTFP p99", sum.TTFPMs, "p99", "ms", clocksLabel(ttfpClocks)),
-		summaryNumber("heard p50", heardSum, "p50", "ms", chart.OriginPlayback.Label()),
-		summaryNumber("heard p99", heardSum, "p99", "ms", chart.OriginPlayback.Label()),
-		summaryNumber("TTFT p50", sum.TTFTMs, "p50", "ms", clocksLabel(ttftClocks)),
-		summaryNumber("TTFT p99", sum.TTFTMs, "p99", "ms", clocksLabel(ttftClocks)),
-		summaryNumber("RTF p50", sum.RTF, "p50", "×", chart.OriginClientReceive.Label()),
-		summaryNumber("RTF p99", sum.RTF, "p99", "×", chart.OriginClientReceive.Label()),
+		statNumber("speech end → heard", f.SpeechEnd, "p50", "ms", f.LatencyOrigin(report.LatencySpeechEnd)),
+		statNumber("TTFP", f.TTFP, "p50", "ms", clocksLabel(ttfpClocks)),
+		statNumber("speech end → heard", f.SpeechEnd, "tail", "ms", f.LatencyOrigin(report.LatencySpeechEnd)),
+		statNumber("TTFP", f.TTFP, "tail", "ms", clocksLabel(ttfpClocks)),
+		statNumber("heard", f.Heard, "p50", "ms", chart.OriginPlayback.Label()),
+		statNumber("heard", f.Heard, "tail", "ms", chart.OriginPlayback.Label()),
+		statNumber("TTFT", statPtr(ttftStat), "p50", "ms", clocksLabel(ttftClocks)),
+		statNumber("TTFT", statPtr(ttftStat), "tail", "ms", clocksLabel(ttftClocks)),
+		statNumber("RTF", f.RTF, "p50", "×", chart.OriginClientReceive.Label()),
+		statNumber("RTF", f.RTF, "tail", "×", chart.OriginClientReceive.Label()),
 		summaryNumber("TPOT p50", sum.TPOTMs, "p50", "ms", chart.OriginServer.Label()+" (engine)"),
 		{Key: "audio_turn_count", Value: strconv.Itoa(sum.AudioTurnCount), Origin: "responses with a metrics row"},
 	}
@@ -236,7 +255,7 @@ func buildView(in viewInput) *liveSnapshot {
 		w.Underruns += rv.Underruns
 	}
 	s.Warnings = computeWarnings(w)
-	s.Plain = buildPlain(sum, heardSum, s.Responses, s.Warnings, in.Phase)
+	s.Plain = buildPlain(s.Verdict, sum.AudioTurnCount, s.Responses, s.Warnings, in.Phase)
 	return s
 }
 
@@ -265,6 +284,46 @@ func clocksLabel(c map[metrics.Clock]bool) string {
 		return chart.OriginClientReceive.Label() + " (server metrics missing)"
 	}
 	return "no data yet"
+}
+
+// statNumber is a headline figure of a statistic: its p50, or its tail
+// labelled "p99" only with report.MinP99Samples values ("slowest of N"
+// otherwise).
+func statNumber(name string, s *report.Stat, which, unit, origin string) bigNumber {
+	key := name + " p50"
+	if which == "tail" {
+		key = name + " p99"
+		if s != nil {
+			key = name + " " + s.TailLabel()
+		}
+	}
+	if s == nil {
+		return bigNumber{Key: key, Value: "—", Origin: origin}
+	}
+	v := s.P50
+	if which == "tail" {
+		v = s.Tail()
+	}
+	if unit == "×" {
+		return bigNumber{Key: key, Value: strconv.FormatFloat(v, 'f', 3, 64), Origin: origin}
+	}
+	return bigNumber{Key: key, Value: fmtMs(v), Origin: origin}
+}
+
+func statPtr(s report.Stat) *report.Stat {
+	if s.N == 0 {
+		return nil
+	}
+	return &s
+}
+
+// values are the finite values of chart points.
+func values(ps []chart.Point) []float64 {
+	out := make([]float64, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.Value)
+	}
+	return out
 }
 
 func summaryNumber(key string, s *metrics.Summary, which, unit, origin string) bigNumber {

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,38 +46,75 @@ func TestComputeWarnings(t *testing.T) {
 	}
 }
 
+// judged is report.Judge of a page-like report: n responses with the
+// given heard and speech-end latencies and RTF.
+func judged(t *testing.T, n int, heard, speech, rtf float64, errText string) report.Verdict {
+	t.Helper()
+	rows := make([]string, n)
+	for i := range rows {
+		rows[i] = fmt.Sprintf(`{"session_id":"s","request_index":%d,"response_id":"r%d","source":"server_request_start_and_client_receive","ttfp_ms":200,"rtf":%g}`, i, i, rtf)
+	}
+	rep, err := report.New(report.Run{Client: report.ClientBrowser}, []byte(`{"duplex_request_metrics":[`+strings.Join(rows, ",")+`],"duplex_session_metrics":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		h, s := heard, speech
+		rep.Responses = append(rep.Responses, report.ResponseExtra{SessionID: "s", ResponseID: fmt.Sprint("r", i), HeardTTFPMs: &h, HeardOrigin: "playback clock", SpeechEndToHeardMs: &s})
+	}
+	rep.Sessions = []report.SessionExtra{{SessionID: "s", Complete: errText == "", Error: errText}}
+	report.Finish(rep)
+	return report.Judge(rep)
+}
+
 func TestBuildPlainBands(t *testing.T) {
 	t.Parallel()
-	sum := func(p50, p99 float64) *metrics.Summary {
-		return &metrics.Summary{Count: 3, Mean: p50, P50: p50, P99: p99}
-	}
 	tests := []struct {
-		name      string
-		heard     *metrics.Summary
-		rtf       *metrics.Summary
-		responses int
-		phase     string
-		wantBand  string
+		name           string
+		v              func(t *testing.T) report.Verdict
+		responses      int
+		phase          string
+		wantBand, code string
+		want, wantTail string
+		lacks          string
 	}{
-		{"fast", sum(250, 290), sum(0.5, 0.6), 3, phaseDone, bandGreen},
-		{"edge of green", sum(300, 300), sum(0.5, 0.6), 3, phaseDone, bandGreen},
-		{"amber", sum(650, 900), sum(0.5, 0.6), 3, phaseDone, bandAmber},
-		{"slow but under 1.5 s", sum(1200, 1400), sum(0.5, 0.6), 3, phaseDone, bandAmber},
-		{"red", sum(1600, 2000), sum(0.5, 0.6), 3, phaseDone, bandRed},
-		{"rtf over 1 is red", sum(250, 290), sum(0.9, 1.1), 3, phaseDone, bandRed},
-		{"nothing yet", nil, nil, 0, phaseStreaming, bandGrey},
-		{"never answered", nil, nil, 0, phaseDone, bandRed},
-		{"not played", nil, sum(0.5, 0.6), 2, phaseDone, bandAmber},
+		{"fast", func(t *testing.T) report.Verdict { return judged(t, 5, 200, 250, 0.5, "") }, 5, phaseDone, bandGreen, report.VerdictGood, "0.25 s", "Slowest of 5 replies", "p99"},
+		{"0.48 s is usable, not noticeably slow", func(t *testing.T) report.Verdict { return judged(t, 5, 300, 480, 0.5, "") }, 5, phaseDone, bandAmber, report.VerdictUsable, "a noticeable pause", "Slowest of 5 replies", "noticeably slow"},
+		{"red", func(t *testing.T) report.Verdict { return judged(t, 5, 300, 1600, 0.5, "") }, 5, phaseDone, bandRed, report.VerdictSlow, "too slow for conversation", "", ""},
+		{"rtf over 1 is not real-time", func(t *testing.T) report.Verdict { return judged(t, 5, 200, 250, 1.1, "") }, 5, phaseDone, bandRed, report.VerdictNotRealTime, "slower than real time", "", "faster than real time"},
+		{"25 replies: p99", func(t *testing.T) report.Verdict { return judged(t, 25, 200, 250, 0.5, "") }, 25, phaseDone, bandGreen, report.VerdictGood, "p99", "Slowest replies (p99)", "slowest of"},
+		{"killed", func(t *testing.T) report.Verdict {
+			return judged(t, 5, 200, 250, 0.5, "unexpected session.closed: server_shutdown")
+		}, 5, phaseDone, bandRed, report.VerdictIncomplete, "server shut the session down", "", "Good"},
+		{"nothing yet", func(t *testing.T) report.Verdict { return judged(t, 0, 0, 0, 0, "") }, 0, phaseStreaming, bandGrey, report.VerdictNotEnoughData, "No replies yet", "", ""},
+		{"never answered", func(t *testing.T) report.Verdict { return judged(t, 0, 0, 0, 0, "") }, 0, phaseDone, bandGrey, report.VerdictNotEnoughData, "no response with audio", "", ""},
+		{"two replies", func(t *testing.T) report.Verdict { return judged(t, 2, 200, 250, 0.5, "") }, 2, phaseDone, bandGrey, report.VerdictNotEnoughData, "at least 3", "Slowest replies", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			v := buildPlain(metrics.SessionSummary{RTF: tc.rtf, AudioTurnCount: tc.responses}, tc.heard, tc.responses, nil, tc.phase)
-			if v.Band != tc.wantBand {
-				t.Errorf("band %q (%q), want %q", v.Band, v.Verdict, tc.wantBand)
+			v := buildPlain(tc.v(t), tc.responses, tc.responses, nil, tc.phase)
+			if v.Band != tc.wantBand || v.Code != tc.code {
+				t.Errorf("band %q code %q (%q), want %q %q", v.Band, v.Code, v.Verdict, tc.wantBand, tc.code)
 			}
-			if v.Verdict == "" || len(v.Cards) < 4 {
-				t.Errorf("verdict %q, %d cards", v.Verdict, len(v.Cards))
+			if !strings.Contains(v.Verdict, tc.want) {
+				t.Errorf("verdict %q lacks %q", v.Verdict, tc.want)
+			}
+			if tc.lacks != "" && strings.Contains(strings.ToLower(v.Verdict), strings.ToLower(tc.lacks)) {
+				t.Errorf("verdict %q says %q", v.Verdict, tc.lacks)
+			}
+			var titles []string
+			for _, c := range v.Cards {
+				titles = append(titles, c.Title)
+				if tc.lacks != "" && strings.Contains(strings.ToLower(c.Title), strings.ToLower(tc.lacks)) {
+					t.Errorf("card %q says %q", c.Title, tc.lacks)
+				}
+			}
+			if tc.wantTail != "" && !strings.Contains(strings.Join(titles, "|"), tc.wantTail) {
+				t.Errorf("cards %q lack %q", titles, tc.wantTail)
+			}
+			if !strings.Contains(v.Footnote, "0.30 s–0.80 s a noticeable pause") {
+				t.Errorf("footnote %q is not the band table", v.Footnote)
 			}
 		})
 	}

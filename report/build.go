@@ -48,6 +48,7 @@ func New(run Run, duplexMetrics []byte) (*Report, error) {
 // duplicating warnings already present.
 func Finish(r *Report) {
 	r.Metrics.RunKeys = ComputeRunKeys(r.Metrics.Requests, r.Metrics.Sessions)
+	r.SpeechEndToHeard = speechEndSummary(r)
 	have := map[string]bool{}
 	for _, w := range r.Warnings {
 		have[w.Code] = true

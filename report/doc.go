@@ -19,5 +19,15 @@
 // measurement_origin names it), else from the client receive clock; rtf,
 // audio_* and client_* from the client receive clock; tpot_ms from the
 // engine (server) clock. Heard latency (ResponseExtra.HeardTTFPMs) comes from
-// the playback clock and is never mixed into ttfp_ms.
+// the playback clock and is never mixed into ttfp_ms; so does the end of
+// the user's speech → first sound (ResponseExtra.SpeechEndToHeardMs,
+// summarised as Report.SpeechEndToHeard), whose playback is "simulated"
+// for headless runs, which are then never called "heard".
+//
+// # Verdict
+//
+// Judge is the one judgement every page shows (data-verdict): from the
+// statistics of FactsOf, the one band table LatencyBands, the RTF rule
+// (the share of responses at RTF ≥ 1) and the p99 label rule
+// (MinP99Samples; "slowest of N" below it).
 package report

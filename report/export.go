@@ -52,7 +52,7 @@ var CSVColumns = []string{
 	"session_id", "sample_id", "split", "request_index", "response_id", "source",
 	"ttft_ms", "ttfp_ms", "tpot_ms", "rtf", "audio_generation_ms", "audio_duration_ms",
 	"client_ttft_ms", "client_ttfp_ms", "heard_ttfp_ms", "output_token_count",
-	"ttft_origin", "ttfp_origin",
+	"ttft_origin", "ttfp_origin", "speech_end_to_heard_ms",
 }
 
 // CSV writes one row per response with CSVColumns as the header. Empty
@@ -64,8 +64,10 @@ func CSV(w io.Writer, r *Report) error {
 		return err
 	}
 	heard := map[[2]string]*float64{}
+	speech := map[[2]string]*float64{}
 	for _, x := range r.Responses {
 		heard[[2]string{x.SessionID, x.ResponseID}] = x.HeardTTFPMs
+		speech[[2]string{x.SessionID, x.ResponseID}] = x.SpeechEndToHeardMs
 	}
 	num := func(v *float64) string {
 		if v == nil {
@@ -91,7 +93,7 @@ func CSV(w io.Writer, r *Report) error {
 			str(row.SessionID), str(row.SampleID), str(row.Split), strconv.Itoa(row.RequestIndex), str(row.ResponseID), csvText(row.Source),
 			num(row.TTFTMs), num(row.TTFPMs), num(row.TPOTMs), num(row.RTF), num(row.AudioGenerationMs), num(row.AudioDurationMs),
 			num(row.ClientTTFTMs), num(row.ClientTTFPMs), num(heard[[2]string{deref(row.SessionID), deref(row.ResponseID)}]), tokens,
-			to, po,
+			to, po, num(speech[[2]string{deref(row.SessionID), deref(row.ResponseID)}]),
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

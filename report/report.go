@@ -52,6 +52,22 @@ type Report struct {
 	TurnTaking *TurnTaking `json:"turn_taking,omitempty"`
 	Probes     []Probe     `json:"probes,omitempty"`
 	LoadCurve  *LoadCurve  `json:"load_curve,omitempty"`
+	// SpeechEndToHeard summarises responses[].speech_end_to_heard_ms
+	// (Finish computes it; nil when no response has one).
+	SpeechEndToHeard *PlaybackSummary `json:"speech_end_to_heard_ms,omitempty"`
+}
+
+// Playback kinds (PlaybackSummary.Playback).
+const (
+	PlaybackReal      = "real"      // the page: audio actually played on the machine
+	PlaybackSimulated = "simulated" // the CLI: a serial player simulated on the receive clock
+)
+
+// PlaybackSummary is a {count, mean, p50, p99} summary of a playback-clock
+// latency and whether the playback was real or simulated.
+type PlaybackSummary struct {
+	Summary
+	Playback string `json:"playback"` // real | simulated
 }
 
 // Run says what was run, where and by what.
@@ -293,6 +309,12 @@ type ResponseExtra struct {
 	Underruns   int      `json:"underruns,omitempty"`
 	Truncated   bool     `json:"truncated,omitempty"`
 	Transcript  string   `json:"transcript,omitempty"`
+
+	// SpeechEndToHeardMs: end of the user's speech (VAD on the sent audio,
+	// client send clock) → this reply's first sample played (the playback
+	// clock of HeardOrigin): the wait a person feels. Only the first reply
+	// after a speech end has one (turntaking.SpeechEndToFirstSound).
+	SpeechEndToHeardMs *float64 `json:"speech_end_to_heard_ms,omitempty"`
 }
 
 // SessionExtra holds duplexscope's per-session extras.

@@ -587,13 +587,30 @@ func Validate(r *Report, lim Limits) error {
 		}
 		c.str(p+".content_type", a.ContentType, 128, false)
 	}
+	speechEnd := 0
 	for i, x := range r.Responses {
 		p := fmt.Sprintf("responses[%d]", i)
 		c.num(p+".heard_ttfp_ms", x.HeardTTFPMs, false)
+		c.num(p+".speech_end_to_heard_ms", x.SpeechEndToHeardMs, true)
+		if x.SpeechEndToHeardMs != nil {
+			speechEnd++
+		}
 		if x.Underruns < 0 {
 			c.add(p+".underruns", "negative")
 		}
 		c.str(p+".transcript", x.Transcript, 16<<10, false)
+	}
+	if s := r.SpeechEndToHeard; s != nil {
+		c.summary("speech_end_to_heard_ms", &s.Summary)
+		c.enum("speech_end_to_heard_ms.playback", s.Playback, PlaybackReal, PlaybackSimulated)
+		if s.Count != speechEnd {
+			c.add("speech_end_to_heard_ms.count", "is %d but %d responses have speech_end_to_heard_ms", s.Count, speechEnd)
+		}
+		if s.Playback == PlaybackReal && r.Run.Client == ClientCLI {
+			c.add("speech_end_to_heard_ms.playback", "a cli run's playback is simulated, not real")
+		}
+	} else if speechEnd > 0 {
+		c.add("speech_end_to_heard_ms", "required when responses carry speech_end_to_heard_ms (%d do)", speechEnd)
 	}
 	for i, s := range r.Sessions {
 		p := fmt.Sprintf("sessions[%d]", i)

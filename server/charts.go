@@ -74,12 +74,15 @@ func lineData(vals []*float64) []opts.LineData {
 	return out
 }
 
+// bandLines marks the goal bands of report.LatencyBands (the one table).
 func bandLines() charts.SeriesOpts {
-	return charts.WithMarkLineNameYAxisItemOpts(
-		opts.MarkLineNameYAxisItem{Name: "300 ms goal", YAxis: 300},
-		opts.MarkLineNameYAxisItem{Name: "800 ms", YAxis: 800},
-		opts.MarkLineNameYAxisItem{Name: "1.5 s", YAxis: 1500},
-	)
+	var items []opts.MarkLineNameYAxisItem
+	for _, b := range report.LatencyBands {
+		if !math.IsInf(b.UpToMs, 1) {
+			items = append(items, opts.MarkLineNameYAxisItem{Name: report.Seconds(b.UpToMs) + ": " + b.Word + " up to here", YAxis: b.UpToMs})
+		}
+	}
+	return charts.WithMarkLineNameYAxisItemOpts(items...)
 }
 
 // latencyChart plots per-response TTFP, TTFT and heard latency, each
@@ -108,7 +111,11 @@ func latencyChart(id string, r *report.Report) chartView {
 	c.AddSeries("TTFP ("+clock+")", lineData(ttfp), bandLines())
 	c.AddSeries("TTFT ("+clock+")", lineData(ttft))
 	if anyHeard {
-		c.AddSeries("heard ("+clockPlayback+")", lineData(hv))
+		name := "heard (" + clockPlayback + ")"
+		if report.SimulatedPlayback(r) {
+			name = "simulated playback (headless: nothing played)"
+		}
+		c.AddSeries(name, lineData(hv))
 	}
 	return chartView{ID: id, Title: "Latency per response", Points: len(rows), JSON: optionJSON(c)}
 }

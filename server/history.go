@@ -3,6 +3,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -14,12 +15,16 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/report"
 )
 
 type historyItem struct {
 	ID, Created, Model, Profile, Source, P50, P99, RunID, Shard string
 	Responses                                                   int
 	historyLabels
+	// Verdict is report.Judge's code for the run ("" when the report
+	// could not be read); VerdictText its reasons in words.
+	Verdict, VerdictTitle, VerdictText string
 }
 
 // historyLabels tell a row's run apart (badges.go): its name or model, tags,
@@ -137,6 +142,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 		if m.ShardCnt > 0 {
 			it.Shard = "shard " + strconv.Itoa(m.ShardIdx) + "/" + strconv.Itoa(m.ShardCnt)
 		}
+		s.judgeHistoryItem(ctx, &it)
 		v.Items = append(v.Items, it)
 		if m.TTFPP50Ms != nil {
 			byModel[m.Model] = append(byModel[m.Model], m)
@@ -167,4 +173,22 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	p := &page{Heading: "History", historyView: v, Title: "duplexscope · history", Description: fmt.Sprintf("%d archived runs", len(v.Items))}
 	s.render(w, "history", http.StatusOK, p)
+}
+
+// judgeHistoryItem gives a history row the verdict of its report (the one
+// judgement, report.Judge) and a TTFP tail labelled as the share page
+// labels it ("slowest of N" below report.MinP99Samples responses). The
+// report comes through the decoded-report cache.
+func (s *Server) judgeHistoryItem(ctx context.Context, it *historyItem) {
+	rep, err := s.loadReport(ctx, it.ID)
+	if err != nil {
+		it.VerdictText = "—"
+		return
+	}
+	jv := report.Judge(rep)
+	it.Verdict, it.VerdictTitle, it.VerdictText = jv.Code, jv.Title(), jv.Text()
+	if t := jv.Facts.TTFP; t != nil && t.N < report.MinP99Samples {
+		tail := t.Tail()
+		it.P99 = fmtMs(&tail) + " (" + t.TailLabel() + ")"
+	}
 }

@@ -92,6 +92,8 @@ type page struct {
 
 	// share / run pages
 	Verdict   verdict
+	Judgement judgement // report.Judge's code, rule and band table (share pages)
+	Stream    []card    // input-stream window numbers, apart from the headline cards
 	Cards     []card
 	Rows      []rowView
 	Info      []kv
@@ -130,17 +132,19 @@ func (s *Server) errorPage(w http.ResponseWriter, code int, heading, msg string)
 func reportPage(r *report.Report, heading string) *page {
 	cards, v := cardsFor(r)
 	p := &page{
-		Heading:  heading,
-		Verdict:  v,
-		Cards:    cards,
-		Rows:     rowViews(r),
-		Info:     runInfo(r),
-		Warnings: r.Warnings,
-		Beyond:   beyondFor(r),
+		Heading:   heading,
+		Verdict:   v,
+		Judgement: judgementFor(r),
+		Stream:    streamCards(r),
+		Cards:     cards,
+		Rows:      rowViews(r),
+		Info:      runInfo(r),
+		Warnings:  r.Warnings,
+		Beyond:    beyondFor(r),
 	}
 	title := []string{"duplexscope", r.Run.Model}
 	for _, c := range cards {
-		if c.Key == "ttfp" || c.Key == "heard" || c.Key == "rtf" {
+		if c.Key == "speechend" || c.Key == "ttfp" || c.Key == "heard" || c.Key == "playback" || c.Key == "rtf" {
 			title = append(title, c.Name+" "+c.Value)
 		}
 	}
@@ -239,6 +243,7 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 	shown := pageReport(resp.Report, runPageRows)
 	p := reportPage(shown, "Run "+run+" of "+resp.Report.Run.Model)
 	p.Cards, p.Verdict = cardsFor(resp.Report) // the numbers from every response
+	p.Judgement, p.Stream = judgementFor(resp.Report), streamCards(resp.Report)
 	p.Description = p.Verdict.Text
 	p.Shards = &shardView{Received: len(resp.ShardsReceived), Count: resp.ShardCount, Final: resp.Final,
 		Shown: len(shown.Metrics.Requests), Total: len(resp.Report.Metrics.Requests)}

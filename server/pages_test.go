@@ -60,12 +60,12 @@ func TestSharePageContent(t *testing.T) {
 	page := string(b)
 	for _, want := range []string{
 		`<meta property="og:title" content="duplexscope · minicpm · Time to first audio (TTFP)`,
-		`<meta property="og:description" content="Not good enough:`,
-		`id="verdict"`, `data-metric="ttfp"`, `data-metric="heard"`, `data-metric="rtf"`,
-		`server clock`, `playback clock`, `client receive clock`, `engine (server) clock`,
+		`<meta property="og:description" content="Not real-time:`,
+		`id="verdict" data-verdict="not-real-time"`, `data-metric="ttfp"`, `data-metric="playback"`, `data-metric="rtf"`,
+		`server clock`, `simulated playback clock`, `client receive clock`, `engine (server) clock`,
 		`<script src="/web/echarts.min.js" defer></script>`, `data-points="500"`,
 		`/api/reports/` + id + `/export?format=vllm`, `/api/reports/` + id + `/export?format=csv`,
-		`goal ≤ 300 ms`,
+		`goal ≤ 0.30 s (natural)`, `p50 2`, `p99 2`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("share page lacks %q", want)

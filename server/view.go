@@ -21,45 +21,14 @@ const (
 	clockMixed    = "mixed clocks"
 )
 
-// Goal bands (issue 7/8): heard TTFP ≤ 300 ms green, ≤ 800 ms amber,
-// > 1.5 s red (800 ms–1.5 s: "slow", still amber); RTF < 1 required.
+// Band colours (data-band / CSS band-*). The goal bands themselves, their
+// words and footnote are report.LatencyBands: one table for every page.
 const (
 	bandGreen = "green"
 	bandAmber = "amber"
 	bandRed   = "red"
 	bandNone  = "none"
 )
-
-func latencyBand(ms float64) string {
-	switch {
-	case ms <= 300:
-		return bandGreen
-	case ms <= 800:
-		return bandAmber
-	case ms <= 1500:
-		return bandAmber
-	}
-	return bandRed
-}
-
-func latencyWords(ms float64) string {
-	switch {
-	case ms <= 300:
-		return "feels instant"
-	case ms <= 800:
-		return "a noticeable pause"
-	case ms <= 1500:
-		return "slow"
-	}
-	return "too slow for conversation"
-}
-
-func rtfBand(v float64) string {
-	if v < 1 {
-		return bandGreen
-	}
-	return bandRed
-}
 
 func worst(bands ...string) string {
 	rank := map[string]int{bandNone: 0, bandGreen: 1, bandAmber: 2, bandRed: 3}
@@ -140,122 +109,94 @@ type verdict struct {
 	Text string
 }
 
-type stats struct {
-	N        int
-	Mean     float64
-	P50, P99 float64
+// judgement is the share page's view of report.Judge: the data-verdict
+// code, the rule and the band table in words.
+type judgement struct {
+	Code     string
+	RTFRule  string
+	Footnote string
+	// HeardCol names the playback-clock column: "heard", or "simulated
+	// playback" when nothing played (CLI).
+	HeardCol, HeardClock string
+	MinResponses, MinP99 int
 }
 
-func statsOf(v []float64) (stats, bool) {
-	s := report.Summarize(v, 3)
-	if s == nil {
-		return stats{}, false
-	}
-	return stats{N: s.Count, Mean: s.Mean, P50: s.P50, P99: s.P99}, true
-}
+// msOrS formats a latency for a card.
+func msOrS(ms float64) string { return fmtMs(&ms) }
 
-func heardValues(r *report.Report) []float64 {
-	var out []float64
-	for _, x := range r.Responses {
-		if x.HeardTTFPMs != nil && !math.IsNaN(*x.HeardTTFPMs) {
-			out = append(out, *x.HeardTTFPMs)
-		}
-	}
-	return out
-}
-
-// sessionP50s returns per-session p50s of a summary metric, for reports
-// that carry only session entries (vllm --save-result imports).
-func sessionP50s(r *report.Report, metric string) []float64 {
-	var out []float64
-	for _, s := range r.Metrics.Sessions {
-		var sum *report.Summary
-		switch metric {
-		case "ttfp_ms":
-			sum = s.TTFPMs
-		case "ttft_ms":
-			sum = s.TTFTMs
-		case "rtf":
-			sum = s.RTF
-		case "tpot_ms":
-			sum = s.TPOTMs
-		}
-		if sum != nil {
-			out = append(out, sum.P50)
-		}
+// statSub is a card's distribution line; the tail is "p99" only with
+// report.MinP99Samples samples, else "slowest of N".
+func statSub(s *report.Stat, f func(float64) string, basis string) string {
+	out := fmt.Sprintf("p50 %s; %s %s; mean %s; n=%d", f(s.P50), s.TailLabel(), f(s.Tail()), f(s.Mean), s.N)
+	if basis != "" {
+		out += " (" + basis + ")"
 	}
 	return out
 }
 
-// cardsFor builds the metric cards and the verdict of a report.
+// cardsFor builds the metric cards and the verdict of a report, both from
+// report.Judge's statistics.
 func cardsFor(r *report.Report) ([]card, verdict) {
-	rows := r.Metrics.Requests
-	clock, _, _ := latencyClock(rows)
-	perSession := len(rows) == 0 && len(r.Metrics.Sessions) > 0
-	values := func(metric string) []float64 {
-		if perSession {
-			return sessionP50s(r, metric)
-		}
-		return report.Values(rows, metric)
-	}
+	jv := report.Judge(r)
+	f := jv.Facts
 	basis := "per response"
-	if perSession {
+	if f.PerSession {
 		basis = "median of per-session p50s (this file has session summaries only)"
-		clock = "as the importing file reports (server clock when available)"
 	}
+	goal := report.BandsGoal()
 	var cards []card
-	var bands []string
-	var vText []string
-
-	heard, heardOK := statsOf(heardValues(r))
-	ttfp, ttfpOK := statsOf(values("ttfp_ms"))
-	switch {
-	case heardOK:
-		b := latencyBand(heard.P50)
-		bands = append(bands, b)
-		vText = append(vText, fmt.Sprintf("replies are heard after %s (median, playback clock): %s", fmtMs(&heard.P50), latencyWords(heard.P50)))
-	case ttfpOK:
-		b := latencyBand(ttfp.P50)
-		bands = append(bands, b)
-		vText = append(vText, fmt.Sprintf("first audio arrives %s after a reply starts (median, %s): %s", fmtMs(&ttfp.P50), clock, latencyWords(ttfp.P50)))
+	if s := f.SpeechEnd; s != nil {
+		explain := "What a person waits: from the end of the user's speech (voice detection on the audio sent) to the first sound of the reply."
+		if f.Simulated {
+			explain = "From the end of the user's speech (voice detection on the audio sent) to the reply's first sound on a simulated player: this run was headless, no audio was played."
+		}
+		cards = append(cards, card{Key: "speechend", Name: f.LatencyName(report.LatencySpeechEnd), Value: msOrS(s.P50), Band: report.BandFor(s.P50).Band,
+			Sub: statSub(s, msOrS, "first reply after each speech end"), Origin: f.LatencyOrigin(report.LatencySpeechEnd), Explain: explain, Goal: goal})
 	}
-	if ttfpOK {
-		cards = append(cards, card{Key: "ttfp", Name: "Time to first audio (TTFP)", Value: fmtMs(&ttfp.P50), Band: latencyBand(ttfp.P50),
-			Sub:     fmt.Sprintf("p50 %s; p99 %s; mean %s; n=%d (%s)", fmtMs(&ttfp.P50), fmtMs(&ttfp.P99), fmtMs(&ttfp.Mean), ttfp.N, basis),
-			Origin:  clock,
-			Explain: "How long after the model starts a reply its first audio is ready: vLLM-Omni's TTFP.",
-			Goal:    "goal ≤ 300 ms; ≤ 800 ms acceptable; > 1.5 s too slow"})
+	if s := f.TTFP; s != nil {
+		cards = append(cards, card{Key: "ttfp", Name: "Time to first audio (TTFP)", Value: msOrS(s.P50), Band: report.BandFor(s.P50).Band,
+			Sub:     statSub(s, msOrS, basis),
+			Origin:  f.TTFPClock,
+			Explain: "How long after the model starts a reply its first audio is ready: vLLM-Omni's TTFP. It leaves out the user's turn end, the network and playback.",
+			Goal:    goal})
 	}
-	if heardOK {
-		cards = append(cards, card{Key: "heard", Name: "Heard latency", Value: fmtMs(&heard.P50), Band: latencyBand(heard.P50),
-			Sub:     fmt.Sprintf("p50 %s; p99 %s; mean %s; n=%d", fmtMs(&heard.P50), fmtMs(&heard.P99), fmtMs(&heard.Mean), heard.N),
-			Origin:  clockPlayback,
-			Explain: "From the reply starting to its first sound actually playing on this machine; what a person hears.",
-			Goal:    "goal ≤ 300 ms; ≤ 800 ms acceptable; > 1.5 s too slow"})
+	if s := f.Heard; s != nil {
+		explain := "From the reply starting to its first sound actually playing on this machine; what a person hears."
+		if f.Simulated {
+			explain = "From the reply starting to its first sample on a simulated serial player (headless run: no audio was played; equals the client TTFP whenever the player is idle)."
+		}
+		key := "heard"
+		if f.Simulated {
+			key = "playback" // nothing was heard: not even the key says so
+		}
+		cards = append(cards, card{Key: key, Name: f.LatencyName(report.LatencyHeard), Value: msOrS(s.P50), Band: report.BandFor(s.P50).Band,
+			Sub: statSub(s, msOrS, ""), Origin: f.LatencyOrigin(report.LatencyHeard), Explain: explain, Goal: goal})
 	}
-	if s, ok := statsOf(values("ttft_ms")); ok {
-		cards = append(cards, card{Key: "ttft", Name: "Time to first text (TTFT)", Value: fmtMs(&s.P50), Band: bandNone,
-			Sub:     fmt.Sprintf("p50 %s; p99 %s; mean %s; n=%d (%s)", fmtMs(&s.P50), fmtMs(&s.P99), fmtMs(&s.Mean), s.N, basis),
-			Origin:  clock,
+	values := func(metric string) []float64 { return report.Values(r.Metrics.Requests, metric) }
+	if s, ok := report.StatOf(values("ttft_ms")); ok && !f.PerSession {
+		cards = append(cards, card{Key: "ttft", Name: "Time to first text (TTFT)", Value: msOrS(s.P50), Band: bandNone,
+			Sub:     statSub(&s, msOrS, basis),
+			Origin:  f.TTFPClock,
 			Explain: "How long after a reply starts its first words of text (transcript) appear."})
 	}
-	if s, ok := statsOf(values("rtf")); ok {
-		b := rtfBand(s.P50)
-		bands = append(bands, b)
-		if s.P50 < 1 {
-			vText = append(vText, fmt.Sprintf("audio is generated faster than real time (RTF %s)", fmtNum(s.P50, 2)))
-		} else {
-			vText = append(vText, fmt.Sprintf("audio is generated slower than real time (RTF %s), so playback will stall", fmtNum(s.P50, 2)))
+	if s := f.RTF; s != nil {
+		b := bandGreen
+		switch {
+		case float64(f.RTFSlow) >= report.NotRealTimeShare*float64(s.N):
+			b = bandRed
+		case f.RTFSlow > 0:
+			b = bandAmber
 		}
+		rtf := func(v float64) string { return fmtNum(v, 3) }
 		cards = append(cards, card{Key: "rtf", Name: "Real-time factor (RTF)", Value: fmtNum(s.P50, 3), Band: b,
-			Sub:     fmt.Sprintf("p50 %s; p99 %s; mean %s; n=%d (%s)", fmtNum(s.P50, 3), fmtNum(s.P99, 3), fmtNum(s.Mean, 3), s.N, basis),
+			Sub:     fmt.Sprintf("%d of %d responses at RTF ≥ 1; ", f.RTFSlow, s.N) + statSub(s, rtf, basis),
 			Origin:  clockClient,
-			Explain: "Time spent producing a reply's audio divided by its length; below 1 means the model talks faster than real time.",
-			Goal:    "must be < 1"})
+			Explain: "Time spent producing a reply's audio divided by its length; below 1 means that reply was generated quicker than it plays (the real-time rule is under the cards).",
+			Goal:    "must be < 1 for every response"})
 	}
-	if s, ok := statsOf(values("tpot_ms")); ok {
-		cards = append(cards, card{Key: "tpot", Name: "Time per output token (TPOT)", Value: fmtMs(&s.P50), Band: bandNone,
-			Sub:     fmt.Sprintf("p50 %s; p99 %s; mean %s; n=%d", fmtMs(&s.P50), fmtMs(&s.P99), fmtMs(&s.Mean), s.N),
+	if s, ok := report.StatOf(values("tpot_ms")); ok && !f.PerSession {
+		cards = append(cards, card{Key: "tpot", Name: "Time per output token (TPOT)", Value: msOrS(s.P50), Band: bandNone,
+			Sub:     statSub(&s, msOrS, ""),
 			Origin:  clockEngine,
 			Explain: "How fast the language model produces each token after the first (token-weighted)."})
 	}
@@ -264,27 +205,44 @@ func cardsFor(r *report.Report) ([]card, verdict) {
 		turns += s.AudioTurnCount
 	}
 	cards = append(cards, card{Key: "turns", Name: "Responses", Value: strconv.Itoa(turns), Band: bandNone,
-		Sub:     fmt.Sprintf("%d response rows in %d sessions", len(rows), len(r.Metrics.Sessions)),
+		Sub:     fmt.Sprintf("%d response rows in %d sessions", len(r.Metrics.Requests), len(r.Metrics.Sessions)),
 		Origin:  "count (audio_turn_count)",
-		Explain: "How many replies the model gave that carried audio or engine metrics."})
-	if s := r.Metrics.StreamTTFP; s != nil {
-		cards = append(cards, card{Key: "stream", Name: "Stream TTFP", Value: fmtMs(&s.Mean), Band: bandNone,
-			Sub:     fmt.Sprintf("mean over %d sessions; p50 %s; p99 %s", s.Count, fmtMs(&s.P50), fmtMs(&s.P99)),
-			Origin:  clockClient + " (from the first input audio sent)",
-			Explain: "From the first audio the user sent to the first audio the model sent back, per session."})
+		Explain: fmt.Sprintf("How many replies the model gave that carried audio or engine metrics; a verdict needs at least %d with a measured latency.", report.MinResponses)})
+	return cards, verdict{Band: jv.Band, Text: jv.Text()}
+}
+
+// judgementFor is the share page's verdict code, rule and footnote.
+func judgementFor(r *report.Report) judgement {
+	jv := report.Judge(r)
+	j := judgement{Code: jv.Code, RTFRule: report.RTFRule, Footnote: report.BandsFootnote(), HeardCol: "heard", HeardClock: "Heard: playback clock.",
+		MinResponses: report.MinResponses, MinP99: report.MinP99Samples}
+	if jv.Facts.Simulated {
+		j.HeardCol = "simulated playback"
+		j.HeardClock = "Simulated playback: a serial player simulated on the client receive clock (headless run; no audio was played)."
 	}
-	v := verdict{Band: worst(bands...)}
-	switch {
-	case len(vText) == 0:
-		v.Text = "No latency numbers: the run produced no responses with audio."
-	default:
-		word := map[string]string{bandGreen: "Good", bandAmber: "Usable", bandRed: "Not good enough", bandNone: "Measured"}[v.Band]
-		v.Text = word + ": " + strings.Join(vText, "; ") + "."
+	return j
+}
+
+// streamCards are the input-stream window numbers: shown apart from the
+// headline cards, with what they include.
+func streamCards(r *report.Report) []card {
+	s := r.Metrics.StreamTTFP
+	if s == nil {
+		return nil
 	}
-	if !r.Complete {
-		v.Text += " The run is incomplete: numbers cover what arrived."
+	return []card{{Key: "stream", Name: "Stream TTFP", Value: fmtMs(&s.Mean), Band: bandNone,
+		Sub:     fmt.Sprintf("mean over %d sessions; p50 %s", s.Count, fmtMs(&s.P50)) + tailOf(s),
+		Origin:  clockClient + " (from the first input audio sent)",
+		Explain: "From the first audio the user sent to the first audio the model sent back, per session. It includes the user's own speech and the wait for their turn to end, so it is not a reply latency."}}
+}
+
+// tailOf is a summary's p99 for people, only with enough sessions (the
+// stored summary has no maximum to show instead).
+func tailOf(s *report.Summary) string {
+	if s.Count >= report.MinP99Samples {
+		return "; p99 " + fmtMs(&s.P99)
 	}
-	return cards, v
+	return ""
 }
 
 type rowView struct {

@@ -186,3 +186,47 @@ func decodePCM(payload, rateRaw json.RawMessage, def int) ([]byte, int) {
 	}
 	return pcm, rate
 }
+
+// UserSpeech is VAD over the user channel held so far (the sent audio, on
+// the trace clock): the speech intervals the speech-end anchors come from.
+func (r *Recorder) UserSpeech(opt *VADOptions) []Interval { return VADChunks(r.c.user, opt) }
+
+// SpeechEndToFirstSound pairs replies with the user speech they answer:
+// for each reply's first-sound instant (same clock as user), the time
+// since the end of the last user speech interval that ended at or before
+// it. A reply gets nil when the user was still speaking at that instant
+// (it talked over the user), when no user speech ended before it, or when
+// an earlier reply already sounded after that speech end (only the first
+// reply after a speech end answers it; later ones would count the same
+// silence twice). nil entries of firstSound (never played) stay nil.
+func SpeechEndToFirstSound(user []Interval, firstSound []*float64) []*float64 {
+	out := make([]*float64, len(firstSound))
+	for i, t := range firstSound {
+		if t == nil {
+			continue
+		}
+		speaking := false
+		for _, iv := range user {
+			if iv.StartMs <= *t && *t < iv.EndMs {
+				speaking = true
+				break
+			}
+		}
+		end, ok := LastEndBefore(user, *t)
+		if speaking || !ok {
+			continue
+		}
+		answered := false
+		for j, u := range firstSound {
+			if j != i && u != nil && *u >= end && (*u < *t || *u == *t && j < i) {
+				answered = true
+				break
+			}
+		}
+		if !answered {
+			v := *t - end
+			out[i] = &v
+		}
+	}
+	return out
+}

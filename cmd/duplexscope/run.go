@@ -34,6 +34,7 @@ import (
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
+	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 const runUsage = `duplexscope run --url WS_URL --model NAME --dataset DIR|builtin --out DIR [flags]
@@ -916,12 +917,23 @@ func responseExtras(t *trace.Session) []report.ResponseExtra {
 			}
 		}
 	}
+	// End of the user's speech (VAD of the sent audio, trace clock) → first
+	// sample on the simulated player: the same pairing as the page.
+	user, _ := turntaking.Channels(*t, nil)
+	starts := make([]*float64, len(order))
+	for i, id := range order {
+		starts[i] = byID[id].start
+	}
+	ends := turntaking.SpeechEndToFirstSound(user, starts)
 	var out []report.ResponseExtra
-	for _, id := range order {
+	for i, id := range order {
 		a := byID[id]
 		if a.created != nil && a.start != nil {
 			a.ex.HeardTTFPMs = ptrTo(metrics.Round(*a.start-*a.created, 3))
 			a.ex.HeardOrigin = heardOrigin
+			if e := ends[i]; e != nil {
+				a.ex.SpeechEndToHeardMs = ptrTo(metrics.Round(*e, 3))
+			}
 		}
 		if a.ex.HeardTTFPMs == nil && a.ex.Transcript == "" && !a.ex.Truncated && a.ex.Underruns == 0 {
 			continue
