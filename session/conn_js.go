@@ -88,7 +88,13 @@ func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) 
 		ev := args[0]
 		c.mu.Lock()
 		if c.closed == nil {
-			c.closed = &closedError{code: ev.Get("code").Int(), reason: ev.Get("reason").String()}
+			opened := false
+			select {
+			case <-c.open:
+				opened = true
+			default:
+			}
+			c.closed = &CloseError{Code: ev.Get("code").Int(), Reason: ev.Get("reason").String(), Opened: opened}
 		}
 		c.mu.Unlock()
 		once.Do(func() { close(c.open) })
@@ -111,14 +117,6 @@ func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) 
 	}
 	return c, nil
 }
-
-// closedError reports a browser WebSocket close event.
-type closedError struct {
-	code   int
-	reason string
-}
-
-func (e *closedError) Error() string { return fmt.Sprintf("websocket closed: %d %s", e.code, e.reason) }
 
 func (c *browserConn) signal() {
 	select {
