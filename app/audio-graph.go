@@ -150,14 +150,14 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 	if o.Mic {
 		md := w.Get("navigator").Get("mediaDevices")
 		if md.IsUndefined() {
-			return nil, fmt.Errorf("no microphone access here (the page needs https or localhost)")
+			return nil, classifyMic(fmt.Errorf("no microphone access here (navigator.mediaDevices is missing)"), secureContext())
 		}
 		constraints := jsObject(map[string]any{"audio": jsObject(map[string]any{
 			"channelCount": 1, "echoCancellation": true, "noiseSuppression": false, "autoGainControl": false,
 		})})
 		stream, err := await(md.Call("getUserMedia", constraints))
 		if err != nil {
-			return nil, fmt.Errorf("microphone: %w", err)
+			return nil, classifyMic(fmt.Errorf("microphone: %w", err), true)
 		}
 		g.stream = stream
 		src := g.inCtx.Call("createMediaStreamSource", stream)

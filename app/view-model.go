@@ -34,6 +34,7 @@ type liveSnapshot struct {
 	OutputRate           float64
 	Camera               string // the video source ("Camera", "Video clip"), "" for none
 	VideoFrames          int    // video frames the appends carried
+	ErrorKind            string // the failure's kind when a person can act on it (dial-errors.go), else ""
 }
 
 // chartData is one chart's option JSON and its point count.
