@@ -90,18 +90,22 @@ func classifyDial(err error, target string, viaProxy bool, probe probeResult) er
 	if viaProxy {
 		via = " (through this server's proxy)"
 	}
+	// The proxy's own verdicts on its dial start with "proxy: "; the same
+	// codes from the upstream are passed on as the server's close.
+	proxyReason, fromProxy := strings.CutPrefix(ce.Reason, "proxy: ")
+	fromProxy = fromProxy && viaProxy
 	switch {
-	case viaProxy && ce.Code == proxyCloseRefused:
+	case fromProxy && ce.Code == proxyCloseRefused:
 		return &actionError{Kind: failRefused, Err: err,
-			What: fmt.Sprintf("Connection refused%s: %s", via, ce.Reason),
+			What: fmt.Sprintf("Connection refused%s: %s", via, proxyReason),
 			Try:  "Check that the speech server is running and the host and port are right"}
-	case viaProxy && ce.Code == proxyCloseTimeout:
+	case fromProxy && ce.Code == proxyCloseTimeout:
 		return &actionError{Kind: failTimeout, Err: err,
-			What: fmt.Sprintf("No answer%s: %s", via, ce.Reason),
+			What: fmt.Sprintf("No answer%s: %s", via, proxyReason),
 			Try:  "Check the host name and that a firewall lets this server reach it"}
-	case viaProxy && ce.Code > 4000 && ce.Code < 4600:
+	case fromProxy && ce.Code >= 4300 && ce.Code < 4600:
 		return &actionError{Kind: failWrongPath, Err: err,
-			What: fmt.Sprintf("Wrong path%s: the target answered HTTP %d instead of a websocket (%s)", via, ce.Code-4000, ce.Reason),
+			What: fmt.Sprintf("Wrong path%s: the target answered HTTP %d instead of a websocket (%s)", via, ce.Code-4000, proxyReason),
 			Try:  "Check the path in the server URL (a vLLM-Omni server listens at /v1/realtime)"}
 	case ce.Code == 1006 && !ce.Opened && viaProxy:
 		return &actionError{Kind: failRefused, Err: err,

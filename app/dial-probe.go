@@ -16,7 +16,7 @@ const probeTimeout = 5 * time.Second
 // there, an answer means a server is there but did not upgrade.
 func probeTarget(ctx context.Context, u string) probeResult {
 	w := app.Window()
-	opts := map[string]any{"mode": "no-cors", "cache": "no-store", "credentials": "omit", "redirect": "manual"}
+	opts := map[string]any{"mode": "no-cors", "cache": "no-store", "credentials": "omit"}
 	if as := w.Get("AbortSignal"); !as.IsUndefined() && !as.Get("timeout").IsUndefined() {
 		opts["signal"] = as.Call("timeout", int(probeTimeout/time.Millisecond))
 	}

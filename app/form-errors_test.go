@@ -133,9 +133,10 @@ func TestClassifyDial(t *testing.T) {
 	}{
 		{"dead port, direct", wrap(&session.CloseError{Code: 1006}), false, probeNetError, failRefused, []string{"Connection refused", "127.0.0.1:9/v1/realtime", "running"}, true},
 		{"wrong path, direct", wrap(&session.CloseError{Code: 1006}), false, probeAnswered, failWrongPath, []string{"Wrong path", "not as a websocket", "/v1/realtime"}, true},
-		{"dead port, proxy", wrap(&session.CloseError{Code: 4502, Reason: "connection refused at 127.0.0.1:9: nothing listens there", Opened: true}), true, probeNone, failRefused, []string{"Connection refused", "through this server's proxy", "nothing listens there"}, false},
-		{"wrong path, proxy", wrap(&session.CloseError{Code: 4404, Reason: "404 Not Found at 127.0.0.1:9/nope: not a websocket endpoint", Opened: true}), true, probeNone, failWrongPath, []string{"Wrong path", "HTTP 404", "404 Not Found at 127.0.0.1:9/nope"}, false},
-		{"proxy timeout", wrap(&session.CloseError{Code: 4504, Reason: "no answer from h:1 within 10 s", Opened: true}), true, probeNone, failTimeout, []string{"No answer", "within 10 s"}, false},
+		{"dead port, proxy", wrap(&session.CloseError{Code: 4502, Reason: "proxy: connection refused at 127.0.0.1:9: nothing listens there", Opened: true}), true, probeNone, failRefused, []string{"Connection refused", "through this server's proxy", "nothing listens there"}, false},
+		{"wrong path, proxy", wrap(&session.CloseError{Code: 4404, Reason: "proxy: 404 Not Found at 127.0.0.1:9/nope: not a websocket endpoint", Opened: true}), true, probeNone, failWrongPath, []string{"Wrong path", "HTTP 404", "404 Not Found at 127.0.0.1:9/nope"}, false},
+		{"proxy timeout", wrap(&session.CloseError{Code: 4504, Reason: "proxy: no answer from h:1 within 10 s", Opened: true}), true, probeNone, failTimeout, []string{"No answer", "within 10 s"}, false},
+		{"upstream's own 4404 through the proxy", wrap(&session.CloseError{Code: 4404, Reason: "no such voice", Opened: true}), true, probeNone, failClosed, []string{"code 4404", "no such voice", "through this server's proxy"}, false},
 		{"server close", wrap(&session.CloseError{Code: 1008, Reason: "model not served", Opened: true}), false, probeNone, failClosed, []string{"code 1008", "model not served", "policy"}, false},
 		{"server close, no reason", wrap(&session.CloseError{Code: 4001, Opened: true}), false, probeNone, failClosed, []string{"code 4001", "no reason given"}, false},
 		{"dropped after open", wrap(&session.CloseError{Code: 1006, Opened: true}), false, probeNone, failClosed, []string{"dropped", "1006"}, false},

@@ -236,6 +236,8 @@ const (
 
 // proxyCloseError is proxyDialError as a websocket close: a code and a
 // reason of at most 123 bytes (the protocol's limit) saying what failed.
+// The reason starts with "proxy: ", which tells the page these codes from
+// the same codes an upstream sends (passed on as they come).
 func proxyCloseError(u *url.URL, resp *http.Response, err error) (websocket.StatusCode, string) {
 	where := u.Host + u.EscapedPath()
 	var dnsErr *net.DNSError
@@ -262,6 +264,7 @@ func proxyCloseError(u *url.URL, resp *http.Response, err error) (websocket.Stat
 // reason fits a close frame (123 bytes) on a UTF-8 boundary.
 func closeReason(format, where string) string {
 	const maxReason = 123
+	format = "proxy: " + format
 	room := maxReason - (len(format) - 2)
 	if len(where) > room {
 		cut := max(room-len("…"), 0)
@@ -382,6 +385,10 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	first := <-errc
 	code := websocket.CloseStatus(first.err)
 	reason := ""
+	var ce websocket.CloseError
+	if errors.As(first.err, &ce) {
+		reason = ce.Reason // pass the peer's words on with its code
+	}
 	if code == -1 || code == websocket.StatusNoStatusRcvd || code == websocket.StatusAbnormalClosure {
 		// No close frame: tell the client what happened, so its error names
 		// the fault (an upstream that dropped the TCP connection).
