@@ -133,7 +133,7 @@ func TestBrowserDatasetRunAsksNoMic(t *testing.T) {
 	defer cancelT()
 	onNewDocument(t, ctx, gumWatch)
 	for _, tc := range []struct {
-		source string
+		source  string
 		wantMic bool
 	}{{"dataset:builtin", false}, {"mic", true}} {
 		q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {tc.source}, "url": {wsOf(s.URL) + "/v1/realtime?sim_profile=test"}}
