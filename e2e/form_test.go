@@ -279,3 +279,52 @@ func TestBrowserUploadRetriedNow(t *testing.T) {
 	}
 	t.Logf("delivered as %s; %s", link, progress)
 }
+
+// TestBrowserMicDeniedOffersClips: a refused microphone says so and what
+// to do, and one click on "Use the bundled clips instead" runs the test
+// with the bundled clips (no microphone).
+func TestBrowserMicDeniedOffersClips(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	// The browser's answer to a refused prompt (NotAllowedError): the test
+	// browser's fake media UI accepts every prompt, and overrides
+	// Browser.setPermission, so the refusal is injected at getUserMedia.
+	onNewDocument(t, ctx, `navigator.mediaDevices.getUserMedia=function(){return Promise.reject(new DOMException("Permission denied","NotAllowedError"))};`)
+	q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {"mic"}, "url": {wsOf(s.URL) + "/v1/realtime?sim_profile=test"}}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	var text, phase string
+	if err := pollUntil(ctx, 60*time.Second, func() (bool, error) {
+		var err error
+		text, phase, err = statusText(ctx)
+		return phase == "failed", err
+	}); err != nil {
+		t.Fatalf("a denied mic never failed the run: %v (status %q)", err, text)
+	}
+	kind, _ := attr(ctx, "#status", "data-error")
+	if kind != "mic-denied" || !strings.Contains(text, "microphone was blocked") || !strings.Contains(text, "bundled clips") {
+		t.Errorf("denied mic: status %q (data-error %q), want the block said and the bundled clips offered", text, kind)
+	}
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#btn-use-clips"))); err != nil {
+		t.Fatalf("no one-click switch to the bundled clips: %v", err)
+	}
+	run := awaitReport(t, ctx, start, 2*time.Minute)
+	var rep struct {
+		Run struct {
+			Source struct {
+				Kind, Dataset string
+			} `json:"source"`
+		} `json:"run"`
+	}
+	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
+	if rep.Run.Source.Dataset != "builtin" {
+		t.Errorf("after the switch the run's source is %+v, want dataset builtin", rep.Run.Source)
+	}
+	t.Logf("denied: %s → switched, report %s", text, run.ReportID)
+}
