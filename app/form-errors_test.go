@@ -255,3 +255,18 @@ func TestRetryUpload(t *testing.T) {
 		t.Errorf("delay is not capped at a minute: %v", uploadDelay(30))
 	}
 }
+
+// TestErrorWordsDroppedMidSession: a drop after the session opened keeps
+// the session's words and says what it means.
+func TestErrorWordsDroppedMidSession(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("%w: %w", session.ErrTransportDropped, &session.CloseError{Code: 1006, Opened: true})
+	w := errorWords(err)
+	if !strings.Contains(w, "transport dropped without session.closed") || !strings.Contains(w, "dropped without a close code") {
+		t.Errorf("words %q", w)
+	}
+	closed := errorWords(fmt.Errorf("%w: %w", session.ErrTransportDropped, &session.CloseError{Code: 1011, Reason: "engine crashed", Opened: true}))
+	if !strings.Contains(closed, "code 1011: engine crashed") || !strings.Contains(closed, "internal error") {
+		t.Errorf("server close mid-session: %q", closed)
+	}
+}

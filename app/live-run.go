@@ -521,6 +521,8 @@ func errorWords(err error) string {
 	case errors.As(err, &ce) && ce.Opened && ce.Code != 1006:
 		// The server (or the proxy) closed with a code: say both.
 		return errorWords(classifyDial(ce, "", false, probeNone))
+	case errors.As(err, &ce) && ce.Opened && errors.Is(err, session.ErrTransportDropped):
+		return err.Error() + " (the connection dropped without a close code: the server or the network ended it; check the server's log)"
 	case errors.As(err, &se):
 		return "the server reported an error: " + se.Error()
 	case errors.As(err, &he):
