@@ -66,6 +66,9 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 	if ac.IsUndefined() {
 		return nil, fmt.Errorf("this browser has no Web Audio (AudioContext)")
 	}
+	if !secureContext() {
+		return nil, insecurePage(fmt.Errorf("window.isSecureContext is false"))
+	}
 	g.inCtx = ac.New(jsObject(map[string]any{"latencyHint": "interactive"}))
 	g.outCtx = ac.New(jsObject(map[string]any{"sampleRate": 24000, "latencyHint": "interactive"}))
 	g.InputRate = g.inCtx.Get("sampleRate").Float()

@@ -162,9 +162,7 @@ func classifyMic(err error, secureContext bool) error {
 		return nil
 	}
 	if !secureContext {
-		return &actionError{Kind: failInsecure, Err: err,
-			What: "The microphone needs a secure page: browsers allow it only over https or on localhost",
-			Try:  "Open this page at https://… or http://localhost:PORT (or 127.0.0.1), or choose Bundled clips as input"}
+		return insecurePage(err)
 	}
 	s := err.Error()
 	if strings.Contains(s, "NotAllowedError") || strings.Contains(s, "Permission denied") || strings.Contains(s, "SecurityError") {
@@ -178,4 +176,13 @@ func classifyMic(err error, secureContext bool) error {
 			Try:  "Connect or free a microphone, or use the bundled clips instead"}
 	}
 	return err
+}
+
+// insecurePage is the error of a page that is not a secure context:
+// browsers give the microphone and audio worklets (which pace every input,
+// clips too) only to https pages and localhost.
+func insecurePage(err error) error {
+	return &actionError{Kind: failInsecure, Err: err,
+		What: "The microphone needs a secure page: browsers allow it (and the audio worklets every run uses) only over https or on localhost",
+		Try:  "Open this page at https://… or at http://localhost:PORT (or 127.0.0.1), e.g. through an ssh tunnel to the server's port"}
 }

@@ -34,7 +34,8 @@ func (s *statusLine) Render() app.UI {
 	if s.Snap.SessionID != "" {
 		detail = fmt.Sprintf("session %s · %.1f s of input sent · %d responses", s.Snap.SessionID, s.Snap.SentS, s.Snap.Responses)
 	}
-	micFix := s.Snap.Phase == phaseFailed && (s.Snap.ErrorKind == failMicDenied || s.Snap.ErrorKind == failInsecure) && s.OnUseClips != nil
+	// (Not on an insecure page: clips need the audio worklets it lacks.)
+	micFix := s.Snap.Phase == phaseFailed && s.Snap.ErrorKind == failMicDenied && s.OnUseClips != nil
 	// One polite live region announces each change of phase and status;
 	// a failure is an alert (read at once).
 	line := app.P().ID("status").Class(cls).Attr("data-phase", s.Snap.Phase).Attr("data-error", s.Snap.ErrorKind).Text(text)

@@ -328,3 +328,57 @@ func TestBrowserMicDeniedOffersClips(t *testing.T) {
 	}
 	t.Logf("denied: %s → switched, report %s", text, run.ReportID)
 }
+
+// TestBrowserMicNeedsSecurePage: a page opened over plain http at a name
+// that is not localhost has no microphone (nor audio worklets); the page
+// says it needs https or localhost instead of crashing.
+func TestBrowserMicNeedsSecurePage(t *testing.T) {
+	requireBuild(t)
+	s := startStackWith(t, func(c *server.Config) { c.PublicHosts = []string{"insecure.test"} })
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(filepath.Join("testdata", "fake-mic.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// newBrowser's options plus a name for 127.0.0.1 that is not
+	// localhost: http://insecure.test is not a secure context.
+	actx, acancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath), chromedp.UserDataDir(t.TempDir()), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("use-fake-ui-for-media-stream", true), chromedp.Flag("use-fake-device-for-media-stream", true),
+		chromedp.Flag("use-file-for-fake-audio-capture", abs+"%noloop"),
+		chromedp.Flag("host-resolver-rules", "MAP insecure.test 127.0.0.1"))
+	defer acancel()
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelT()
+	onNewDocument(t, ctx, `window.__logs=[];["log","error","warn"].forEach(function(k){var o=console[k];console[k]=function(){window.__logs.push(k+": "+Array.from(arguments).join(" "));o.apply(console,arguments)}});window.addEventListener("error",function(e){window.__logs.push("uncaught: "+e.message)});window.addEventListener("unhandledrejection",function(e){window.__logs.push("rejection: "+e.reason)});`)
+	page := "http://insecure.test:" + u.Port()
+	q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {"mic"}, "url": {"ws://insecure.test:" + u.Port() + "/v1/realtime?sim_profile=test"}}
+	if err := chromedp.Do(ctx, chromedp.Navigate(page+"/?"+q.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	secure, err := evalString(ctx, `String(window.isSecureContext)`)
+	if err != nil || secure != "false" {
+		t.Fatalf("isSecureContext = %q (%v): the test page must be insecure", secure, err)
+	}
+	var text, phase string
+	if err := pollUntil(ctx, 60*time.Second, func() (bool, error) {
+		var err error
+		text, phase, err = statusText(ctx)
+		return phase == "failed", err
+	}); err != nil {
+		logs, _ := evalString(ctx, `(window.__logs||[]).join("\n")`)
+		t.Fatalf("a mic run on an insecure page never failed: %v (status %q)\n%s", err, text, logs)
+	}
+	kind, _ := attr(ctx, "#status", "data-error")
+	if kind != "insecure" || !strings.Contains(text, "https") || !strings.Contains(text, "localhost") {
+		t.Errorf("insecure page: status %q (data-error %q), want https and localhost explained", text, kind)
+	}
+
+	t.Logf("insecure page: %s", text)
+}
