@@ -66,6 +66,9 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 	if ac.IsUndefined() {
 		return nil, fmt.Errorf("this browser has no Web Audio (AudioContext)")
 	}
+	if !secureContext() {
+		return nil, insecurePage(fmt.Errorf("window.isSecureContext is false"))
+	}
 	g.inCtx = ac.New(jsObject(map[string]any{"latencyHint": "interactive"}))
 	g.outCtx = ac.New(jsObject(map[string]any{"sampleRate": 24000, "latencyHint": "interactive"}))
 	g.InputRate = g.inCtx.Get("sampleRate").Float()
@@ -150,14 +153,14 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 	if o.Mic {
 		md := w.Get("navigator").Get("mediaDevices")
 		if md.IsUndefined() {
-			return nil, fmt.Errorf("no microphone access here (the page needs https or localhost)")
+			return nil, classifyMic(fmt.Errorf("no microphone access here (navigator.mediaDevices is missing)"), secureContext())
 		}
 		constraints := jsObject(map[string]any{"audio": jsObject(map[string]any{
 			"channelCount": 1, "echoCancellation": true, "noiseSuppression": false, "autoGainControl": false,
 		})})
 		stream, err := await(md.Call("getUserMedia", constraints))
 		if err != nil {
-			return nil, fmt.Errorf("microphone: %w", err)
+			return nil, classifyMic(fmt.Errorf("microphone: %w", err), true)
 		}
 		g.stream = stream
 		src := g.inCtx.Call("createMediaStreamSource", stream)

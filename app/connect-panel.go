@@ -14,6 +14,8 @@ type connectPanel struct {
 	Settings Settings
 	PageHost string // the page's host: the embedded simulator lives there
 	Running  bool
+	// Notes are the link's errors (URL parameters the page will not run
+	// as given), shown as an alert above the Start button.
 	Notes    []string
 	OnChange func(Settings)
 	OnStart  func(app.Context)
@@ -34,18 +36,20 @@ func (c *connectPanel) Render() app.UI {
 	return app.Section().Class("ds-panel").ID("connect").Body(
 		app.H2().Text("Connect"),
 		app.Div().Class("ds-row").Body(
-			field("Server URL (any vLLM-Omni /v1/realtime)", "ds-wide", app.Input().ID("in-url").Value(s.URL).
+			fieldFor("in-url", "Server URL (any vLLM-Omni /v1/realtime)", "ds-wide", app.Input().ID("in-url").Value(s.URL).
 				OnChange(func(ctx app.Context, e app.Event) {
 					c.set(ctx, func(s *Settings) { s.URL = ctx.JSSrc().Get("value").String() })
 				})),
-			field("Model", "", app.Input().ID("in-model").Value(s.Model).
+			fieldFor("in-model", "Model", "", app.Input().ID("in-model").Value(s.Model).
 				OnChange(func(ctx app.Context, e app.Event) {
 					c.set(ctx, func(s *Settings) { s.Model = ctx.JSSrc().Get("value").String() })
 				})),
-			field("Preset", "", app.Select().ID("in-preset").Body(
-				app.Option().Value("").Text("— choose —"),
+			fieldFor("in-preset", "Preset", "", app.Select().ID("in-preset").Body(
+				// A preset is shown only when model, profile and frame are all
+				// its own; anything else is "custom" (the fields show it).
+				app.Option().Value("").Text(presetNone(s)).Selected(matchingPreset(s) < 0),
 				app.Range(Presets).Slice(func(i int) app.UI {
-					return app.Option().Value(Presets[i].Name).Text(Presets[i].Label).Selected(s.Profile == Presets[i].Profile && s.Model == Presets[i].Model)
+					return app.Option().Value(Presets[i].Name).Text(Presets[i].Label).Selected(matchingPreset(s) == i)
 				}),
 			).OnChange(func(ctx app.Context, e app.Event) {
 				name := ctx.JSSrc().Get("value").String()
@@ -55,23 +59,36 @@ func (c *connectPanel) Render() app.UI {
 					}
 				}
 			})),
-			field("Frame", "", app.Select().ID("in-frame").Body(app.Range(FrameSizes).Slice(func(i int) app.UI {
-				n := FrameSizes[i]
+			fieldFor("in-profile", "Simulator profile (sim_profile)", "", app.Select().ID("in-profile").Body(
+				app.Option().Value("").Text("— none (server default) —").Selected(s.Profile == ""),
+				app.Range(SimProfiles).Slice(func(i int) app.UI {
+					return app.Option().Value(SimProfiles[i]).Text(SimProfiles[i]).Selected(s.Profile == SimProfiles[i])
+				}),
+			).OnChange(func(ctx app.Context, e app.Event) {
+				v := ctx.JSSrc().Get("value").String()
+				c.set(ctx, func(s *Settings) { s.Profile = v })
+			})),
+			fieldFor("in-frame", "Frame", "", app.Select().ID("in-frame").Body(app.Range(frameChoices(s.FrameMs)).Slice(func(i int) app.UI {
+				n := frameChoices(s.FrameMs)[i]
 				return app.Option().Value(strconv.Itoa(n)).Text(strconv.Itoa(n) + " ms").Selected(s.FrameMs == n)
 			})).OnChange(func(ctx app.Context, e app.Event) {
 				n, _ := strconv.Atoi(ctx.JSSrc().Get("value").String())
 				c.set(ctx, func(s *Settings) { s.FrameMs = n })
 			})),
-			field("Input", "", app.Select().ID("in-source").Body(
+			fieldFor("in-source", "Input", "", app.Select().ID("in-source").Body(
 				app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
 				app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
 				app.Option().Value("dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Selected(s.Source == "dataset:turntaking"),
 				app.Option().Value("dataset:video").Text("Video clip with frames (video)").Selected(s.Source == "dataset:video"),
+				app.If(otherDataset(s.Source), func() app.UI {
+					// A served dataset the panel does not list: shown as given.
+					return app.Option().Value(s.Source).Text("Dataset " + s.DatasetName()).Selected(true)
+				}),
 			).OnChange(func(ctx app.Context, e app.Event) {
 				v := ctx.JSSrc().Get("value").String()
 				c.set(ctx, func(s *Settings) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" })
 			})),
-			field("Video", "", app.Select().ID("in-video").Body(
+			fieldFor("in-video", "Video", "", app.Select().ID("in-video").Body(
 				app.Option().Value(VideoOff).Text("Off").Selected(s.Video != VideoCamera),
 				app.Option().Value(VideoCamera).Text("Camera (~1 fps JPEG)").Selected(s.Video == VideoCamera),
 			).OnChange(func(ctx app.Context, e app.Event) {
@@ -82,7 +99,7 @@ func (c *connectPanel) Render() app.UI {
 				return app.Div().ID(CameraPreviewID).Class("ds-camera").Title("camera preview")
 			}),
 			app.If(s.TargetsEmbeddedSim(c.PageHost), func() app.UI {
-				return field("Simulator behaviour (Ctrl-click: several)", "", app.Select().ID("in-behavior").Multiple(true).Size(3).Body(
+				return fieldFor("in-behavior", "Simulator behaviour (Ctrl-click: several)", "", app.Select().ID("in-behavior").Multiple(true).Size(3).Body(
 					app.Range(SimBehaviors).Slice(func(i int) app.UI {
 						b := SimBehaviors[i]
 						return app.Option().Value(b).Text(b).Selected(slices.Contains(strings.Split(s.Behavior, ","), b))
@@ -96,7 +113,7 @@ func (c *connectPanel) Render() app.UI {
 					c.set(ctx, func(s *Settings) { s.Behavior = strings.Join(names, ",") })
 				}))
 			}),
-			field("Stop after (s, 0 = Stop button)", "", app.Input().ID("in-duration").Type("number").Min(0).Value(strconv.FormatFloat(s.DurationS, 'f', -1, 64)).
+			fieldFor("in-duration", "Stop after (s, 0 = Stop button)", "", app.Input().ID("in-duration").Type("number").Min(0).Value(strconv.FormatFloat(s.DurationS, 'f', -1, 64)).
 				OnChange(func(ctx app.Context, e app.Event) {
 					d, _ := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
 					c.set(ctx, func(s *Settings) { s.DurationS = d })
@@ -115,8 +132,56 @@ func (c *connectPanel) Render() app.UI {
 			}),
 			app.A().ID("link-test").Href("/?"+s.Query().Encode()).Text("link to this test"),
 		),
-		app.Range(c.Notes).Slice(func(i int) app.UI { return app.P().Class("ds-hint").Text(c.Notes[i]) }),
+		app.If(len(c.Notes) > 0, func() app.UI {
+			return app.Div().ID("url-errors").Class("ds-error").Attr("role", "alert").Body(
+				app.P().Text("This link has values the page will not run as given (the form above shows what Start runs):"),
+				app.Ul().Body(app.Range(c.Notes).Slice(func(i int) app.UI { return app.Li().Text(c.Notes[i]) })),
+			)
+		}),
 	)
+}
+
+// fieldFor is field with its label tied to the input id (for screen
+// readers and a click on the label).
+func fieldFor(id, label, class string, input app.UI) app.UI {
+	return app.Div().Class("ds-field "+class).Body(app.Label().For(id).Text(label), input)
+}
+
+// matchingPreset is the index of the preset whose model, profile and
+// frame are all s's, or -1.
+func matchingPreset(s Settings) int {
+	for i, p := range Presets {
+		if p.Model == s.Model && p.Profile == s.Profile && p.FrameMs == s.FrameMs {
+			return i
+		}
+	}
+	return -1
+}
+
+// presetNone is the preset list's first entry: a prompt, or "custom" when
+// the fields already hold a profile no preset matches.
+func presetNone(s Settings) string {
+	if s.Profile != "" {
+		return "— custom (see the fields) —"
+	}
+	return "— choose —"
+}
+
+// frameChoices are the selectable frame sizes plus ms when it is another
+// valid size (from a link), so the form shows what will be sent.
+func frameChoices(ms int) []int {
+	if ms <= 0 || slices.Contains(FrameSizes, ms) {
+		return FrameSizes
+	}
+	out := append([]int{ms}, FrameSizes...)
+	slices.Sort(out)
+	return out
+}
+
+// otherDataset reports whether source is a dataset the panel does not list.
+func otherDataset(source string) bool {
+	name, ok := strings.CutPrefix(source, SourceDataset+":")
+	return ok && !slices.Contains(BundledDatasets, name)
 }
 
 func field(label, class string, input app.UI) app.UI {

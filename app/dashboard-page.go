@@ -32,10 +32,11 @@ func (p *dashboardPage) OnNav(ctx app.Context) {
 	u := ctx.Page().URL()
 	def := DefaultSettings(u.Host, u.Scheme == "https")
 	s, errs := ParseSettings(u.Query(), def)
+	errs = append(errs, UnknownParams(u.Query(), SettingsParams, []string{"demo"})...)
 	p.settings, p.pageHost = s, u.Host
 	p.notes = p.notes[:0]
 	for _, e := range errs {
-		p.notes = append(p.notes, "Ignored URL parameter: "+e.Error())
+		p.notes = append(p.notes, e.Error())
 	}
 	if s.View != "" {
 		p.tab = s.View
@@ -49,7 +50,13 @@ func (p *dashboardPage) OnNav(ctx app.Context) {
 			return
 		}
 		ctx.NewAction(actionRetryPending)
-		if s.Autostart && !p.started {
+		checkLinkDataset(ctx, s, func(err error) { p.notes = append(p.notes, err.Error()) })
+		switch {
+		case s.Autostart && len(errs) > 0:
+			// Never run a silently different test: the person reads the
+			// errors and presses Start on what the form shows.
+			p.notes = append(p.notes, "autostart=1 was not followed because of the errors above.")
+		case s.Autostart && !p.started:
 			p.start(ctx)
 		}
 	}
@@ -80,7 +87,10 @@ func (p *dashboardPage) Render() app.UI {
 			OnChange: func(s Settings) { p.settings = s },
 			OnStart:  func(ctx app.Context) { p.start(ctx) },
 			OnStop:   func(ctx app.Context) { ctx.NewAction(actionStop) }},
-		&statusLine{Snap: p.snap, Pending: p.pending},
+		&statusLine{Snap: p.snap, Pending: p.pending, Source: p.settings.Source, OnUseClips: func(ctx app.Context) {
+			p.settings.Source, p.settings.DroppedPCM, p.settings.DroppedName = SourceDataset+":builtin", nil, ""
+			p.start(ctx)
+		}},
 		&shareBox{Share: p.snap.Share, Phase: p.snap.Phase},
 		app.Nav().Class("ds-tabs").Body(app.Range(tabs).Slice(func(i int) app.UI {
 			t := tabs[i]

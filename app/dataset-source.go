@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/report"
@@ -134,6 +139,10 @@ func fetchClipList(ctx context.Context, name string) ([]datasetClip, []json.RawM
 		Clips []json.RawMessage `json:"clips"`
 	}
 	b, err := fetch(ctx, "/api/datasets/"+url.PathEscape(name))
+	var se *httpStatusError
+	if errors.As(err, &se) && se.Code == http.StatusNotFound {
+		return nil, nil, fmt.Errorf("this server has no dataset %q (bundled: %s)", name, strings.Join(BundledDatasets, ", "))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -207,7 +216,29 @@ func fetch(ctx context.Context, path string) ([]byte, error) {
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", path, res.Status)
+		return nil, &httpStatusError{Path: path, Code: res.StatusCode, Status: res.Status}
 	}
 	return io.ReadAll(io.LimitReader(res.Body, 64<<20))
+}
+
+// httpStatusError is a GET the server answered with another status than 200.
+type httpStatusError struct {
+	Path, Status string
+	Code         int
+}
+
+func (e *httpStatusError) Error() string { return fmt.Sprintf("GET %s: %s", e.Path, e.Status) }
+
+// checkLinkDataset asks the page's server whether a dataset the connect
+// panel does not list exists; report gets the error on the UI goroutine.
+func checkLinkDataset(ctx app.Context, s Settings, report func(error)) {
+	name := s.DatasetName()
+	if name == "" || slices.Contains(BundledDatasets, name) {
+		return
+	}
+	ctx.Async(func() {
+		if _, _, err := fetchClipList(context.Background(), name); err != nil {
+			ctx.Dispatch(func(app.Context) { report(fmt.Errorf("source=%q: %w", s.Source, err)) })
+		}
+	})
 }

@@ -1,6 +1,9 @@
 package app
 
-import "sync/atomic"
+import (
+	"errors"
+	"sync/atomic"
+)
 
 // currentTab is the dashboard tab on screen (set on the UI goroutine, read
 // by the run's goroutines to skip charts nobody sees).
@@ -83,6 +86,10 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		in.TTLabelled = len(r.labels.Labels)
 	}
 	snap := buildView(in)
+	var ae *actionError
+	if errors.As(r.err, &ae) {
+		snap.ErrorKind = ae.Kind
+	}
 	if r.final == nil && in.Reuse == nil {
 		r.cache = &viewCache{snap: snap}
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -249,7 +250,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	}
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {
-		r.fail(fmt.Errorf("could not start a session at %s: %w", url, err))
+		r.fail(dialFailure(r.ctx, r.settings, url, err))
 		r.saveFailedStart() // history lists failed runs too (save-failed.go)
 		return
 	}
@@ -433,18 +434,67 @@ func (r *liveRun) finish() {
 	}
 	r.mu.Unlock()
 	r.setPhase(phaseSaving, "Saving the report…")
-	info, err := saveRun(r.ctx, r.buildSaveInput(tr))
+	info, kept, err := saveRun(r.ctx, r.buildSaveInput(tr))
 	r.mu.Lock()
 	r.share = info
 	r.mu.Unlock()
 	switch {
+	case err != nil && kept != nil && !errors.Is(err, errSignIn):
+		r.setShareProgress(fmt.Sprintf("Upload attempt 1 of %d failed: %s. Trying again in %s; the run is kept in this browser meanwhile.", maxUploadAttempts, uploadWords(err), secondsText(uploadDelay(2))))
+		r.setPhase(phaseDone, "Saving failed: "+uploadWords(err)+". The run is kept in this browser; retrying now.")
+		go r.retrySave(kept, false)
 	case err != nil:
-		r.setPhase(phaseDone, "Saving failed ("+err.Error()+"); the run is kept in this browser and will be retried.")
+		r.setPhase(phaseDone, "Saving failed: "+uploadWords(err)+". The run is kept in this browser and will be retried.")
 	case sessErr != nil:
 		r.setPhase(phaseDone, "Session ended with an error: "+errorWords(sessErr)+" — partial report saved.")
 	default:
 		r.setPhase(phaseDone, "Done — report saved.")
 	}
+}
+
+// setShareProgress updates the share box's upload words.
+func (r *liveRun) setShareProgress(words string) {
+	r.mu.Lock()
+	r.share.Progress = words
+	r.mu.Unlock()
+}
+
+// retrySave retries a failed upload now, with backoff, and shows the
+// share link once delivered. It outlives the run (its context is ended by
+// then); it publishes only while this run is the page's current one.
+func (r *liveRun) retrySave(k *keptUpload, keepStatus bool) {
+	retryUpload(context.Background(), k.attempt, sleepCtx, func(p uploadProgress) {
+		r.mu.Lock()
+		if p.Delivered {
+			p.Info.Progress = p.Words
+			r.share = p.Info
+		} else {
+			r.share.Progress = p.Words
+			r.share.SignIn = r.share.SignIn || p.SignIn
+		}
+		r.mu.Unlock()
+		if !r.isCurrent() {
+			return
+		}
+		if p.Delivered && keepStatus { // a failed start: its error stays the status
+			r.mu.Lock()
+			phase, status := r.phase, r.status
+			r.mu.Unlock()
+			r.setPhase(phase, status)
+		} else if p.Delivered {
+			r.setPhase(phaseDone, "Done — report saved (after "+strconv.Itoa(p.Attempt)+" upload attempts).")
+		} else {
+			r.maybePublish(true)
+		}
+	})
+}
+
+// isCurrent reports whether r is the page's current run (an older run's
+// upload retries must not overwrite a newer run's view).
+func (r *liveRun) isCurrent() bool {
+	currentMu.Lock()
+	defer currentMu.Unlock()
+	return currentRun == r
 }
 
 // drainPlayback tells the player every response is finished.
@@ -478,7 +528,16 @@ func (r *liveRun) fail(err error) {
 func errorWords(err error) string {
 	var se *session.ServerError
 	var he *session.HandshakeError
+	var ae *actionError
+	var ce *session.CloseError
 	switch {
+	case errors.As(err, &ae):
+		return ae.Error()
+	case errors.As(err, &ce) && ce.Opened && ce.Code != 1006:
+		// The server (or the proxy) closed with a code: say both.
+		return errorWords(classifyDial(ce, "", false, probeNone))
+	case errors.As(err, &ce) && ce.Opened && errors.Is(err, session.ErrTransportDropped):
+		return err.Error() + " (the connection dropped without a close code: the server or the network ended it; check the server's log)"
 	case errors.As(err, &se):
 		return "the server reported an error: " + se.Error()
 	case errors.As(err, &he):

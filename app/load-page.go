@@ -31,13 +31,17 @@ type loadPage struct {
 func (p *loadPage) OnNav(ctx app.Context) {
 	u := ctx.Page().URL()
 	s, errs := ParseLoadSettings(u.Query(), DefaultLoadSettings(u.Host, u.Scheme == "https"))
+	errs = append(errs, UnknownParams(u.Query(), SettingsParams, LoadParams)...)
 	p.settings, p.levels = s, levelsText(s.Levels)
 	p.notes = p.notes[:0]
 	for _, e := range errs {
 		p.notes = append(p.notes, "Ignored URL parameter: "+e.Error())
 	}
 	ctx.ObserveState(stateLoad, &p.snap)
-	if app.IsClient && (s.Autostart || s.Watch) && !p.started {
+	if app.IsClient && s.Autostart && len(errs) > 0 {
+		// Never run a silently different curve: the errors are read first.
+		p.notes = append(p.notes, "autostart=1 was not followed because of the errors above: press Start to run what the form shows.")
+	} else if app.IsClient && (s.Autostart || s.Watch) && !p.started {
 		p.start(ctx)
 	}
 }

@@ -36,6 +36,9 @@ func DefaultLoadSettings(host string, secure bool) LoadSettings {
 	return LoadSettings{Settings: s, Levels: append([]int(nil), loadcurve.DefaultLevels...), JoinS: DefaultJoinS}
 }
 
+// LoadParams are the URL parameters /load reads beside SettingsParams.
+var LoadParams = []string{"levels", "join_s", "run_id", "shard", "cap", "watch"}
+
 // ParseLoadSettings applies the /load page's URL query to def; bad values
 // are reported and the default kept.
 func ParseLoadSettings(q url.Values, def LoadSettings) (LoadSettings, []error) {

@@ -475,7 +475,7 @@ func (r *loadRun) save() {
 	r.mu.Unlock()
 	switch {
 	case err != nil:
-		r.setPhase(phaseDone, "Saving failed ("+err.Error()+"); the load curve is kept in this browser and will be retried.")
+		r.setPhase(phaseDone, "Saving failed ("+uploadWords(err)+"); the load curve is kept in this browser and will be retried on your next visit.")
 	case runErr != nil:
 		r.setPhase(phaseDone, "Stopped early: "+errorWords(runErr)+" — the levels that ran are saved.")
 	default:

@@ -67,35 +67,47 @@ func DefaultSettings(host string, secure bool) Settings {
 	}
 }
 
-// ParseSettings applies the page's URL query to def. Unknown parameters are
-// ignored; bad values are reported (and the default kept) so the page can
-// say what it did not understand.
+// SettingsParams are the URL parameters ParseSettings reads.
+var SettingsParams = []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "video", "transport"}
+
+// ParseSettings applies the page's URL query to def. Bad values are
+// reported, naming the parameter, the value and what is accepted (and the
+// default kept), so the page can say what it will not run; UnknownParams
+// reports parameter names nobody reads.
 func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 	s := def
 	var errs []error
 	if v := q.Get("url"); v != "" {
 		s.URL = v
+		if _, err := s.TargetURL(); err != nil {
+			errs = append(errs, fmt.Errorf("url=%q: want a ws:// or wss:// URL such as ws://HOST:PORT/v1/realtime", v))
+			s.URL = def.URL
+		}
 	}
 	if v := q.Get("model"); v != "" {
 		s.Model = v
 	}
 	if v := q.Get("source"); v != "" {
-		if v == SourceMic || (strings.HasPrefix(v, SourceDataset+":") && len(v) > len(SourceDataset)+1) {
+		if name, ok := strings.CutPrefix(v, SourceDataset+":"); v == SourceMic || (ok && validDatasetName(name)) {
 			s.Source = v
 		} else {
-			errs = append(errs, fmt.Errorf("source=%q: want mic or dataset:NAME", v))
+			errs = append(errs, fmt.Errorf("source=%q: want mic or dataset:NAME (bundled: %s)", v, strings.Join(BundledDatasets, ", ")))
 		}
 	}
 	if v := q.Get("frame_ms"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 || n > 10000 {
-			errs = append(errs, fmt.Errorf("frame_ms=%q: want a positive number of milliseconds", v))
+			errs = append(errs, fmt.Errorf("frame_ms=%q: want a whole number of milliseconds, 1 to 10000 (the form offers %s)", v, frameList()))
 		} else {
 			s.FrameMs = n
 		}
 	}
 	if v := q.Get("profile"); v != "" {
-		s.Profile = v
+		if slices.Contains(SimProfiles, v) {
+			s.Profile = v
+		} else {
+			errs = append(errs, fmt.Errorf("profile=%q: unknown simulator profile (have %s)", v, strings.Join(SimProfiles, ", ")))
+		}
 	}
 	if v := q.Get("behavior"); v != "" {
 		if b, err := parseBehavior(v); err != nil {
@@ -105,24 +117,44 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 		}
 	}
 	if v := q.Get("proxy"); v != "" {
-		s.Proxy = v == "1" || v == "true"
+		if b, err := parseFlag("proxy", v); err != nil {
+			errs = append(errs, err)
+		} else {
+			s.Proxy = b
+		}
 	}
 	if v := q.Get("autostart"); v != "" {
-		s.Autostart = v == "1" || v == "true"
+		if b, err := parseFlag("autostart", v); err != nil {
+			errs = append(errs, err)
+		} else {
+			s.Autostart = b
+		}
 	}
 	if v := q.Get("duration_s"); v != "" {
 		d, err := strconv.ParseFloat(v, 64)
 		if err != nil || d < 0 || d != d {
-			errs = append(errs, fmt.Errorf("duration_s=%q: want a number of seconds", v))
+			errs = append(errs, fmt.Errorf("duration_s=%q: want a number of seconds, 0 or more (0: until Stop)", v))
 		} else {
 			s.DurationS = d
 		}
 	}
 	if v := q.Get("audible"); v != "" {
-		s.Audible = v == "1" || v == "true"
+		if b, err := parseFlag("audible", v); err != nil {
+			errs = append(errs, err)
+		} else {
+			s.Audible = b
+		}
 	}
 	if v := q.Get("view"); v != "" {
-		s.View = v
+		var ids []string
+		for _, t := range tabs {
+			ids = append(ids, t.ID)
+		}
+		if slices.Contains(ids, v) {
+			s.View = v
+		} else {
+			errs = append(errs, fmt.Errorf("view=%q: want one of %s", v, strings.Join(ids, ", ")))
+		}
 	}
 	if v := q.Get("probe_s"); v != "" {
 		if p, err := parseProbeSchedule(v); err != nil {
@@ -146,6 +178,65 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 		}
 	}
 	return s, errs
+}
+
+// UnknownParams reports the parameters of q that are not in known (a
+// misspelt name would otherwise change nothing, silently), sorted.
+func UnknownParams(q url.Values, known ...[]string) []error {
+	var names []string
+	for k := range q {
+		if !slices.ContainsFunc(known, func(l []string) bool { return slices.Contains(l, k) }) {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	var all []string
+	for _, l := range known {
+		all = append(all, l...)
+	}
+	var errs []error
+	for _, k := range names {
+		errs = append(errs, fmt.Errorf("%s=%q: unknown parameter (known: %s)", k, q.Get(k), strings.Join(all, ", ")))
+	}
+	return errs
+}
+
+// parseFlag reads an on/off parameter.
+func parseFlag(name, v string) (bool, error) {
+	switch v {
+	case "1", "true":
+		return true, nil
+	case "0", "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s=%q: want 1 or 0 (true or false)", name, v)
+}
+
+// BundledDatasets are the datasets every server has (dataset.Bundled);
+// the connect panel offers them by name. Another name is checked against
+// the page's server when the page opens.
+var BundledDatasets = []string{"builtin", "turntaking", "video"}
+
+// validDatasetName is the name syntax the server's /api/datasets/{name}
+// route can serve (one path segment).
+func validDatasetName(n string) bool {
+	if n == "" || len(n) > 128 {
+		return false
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return n != "." && n != ".."
+}
+
+func frameList() string {
+	var l []string
+	for _, n := range FrameSizes {
+		l = append(l, strconv.Itoa(n))
+	}
+	return strings.Join(l, ", ") + " ms"
 }
 
 // Query returns the URL parameters that reproduce s (for the "link to this
@@ -205,7 +296,9 @@ func (s Settings) DialURL(pageHost string, secure bool) (string, error) {
 	if secure {
 		scheme = "wss"
 	}
-	p := url.URL{Scheme: scheme, Host: pageHost, Path: "/proxy", RawQuery: url.Values{"target": {target}}.Encode()}
+	// close_errors=1: a target the proxy cannot reach is reported as a
+	// close code and reason (the browser hides an HTTP error answer).
+	p := url.URL{Scheme: scheme, Host: pageHost, Path: "/proxy", RawQuery: url.Values{"target": {target}, "close_errors": {"1"}}.Encode()}
 	return p.String(), nil
 }
 
@@ -258,6 +351,10 @@ var Presets = []Preset{
 	{Name: "test", Label: "Fast test profile", Model: "sim", Profile: "test", FrameMs: 200},
 	{Name: "omni-duplexeval", Label: "Omni-DuplexEval units (1000 ms)", Model: "sim", Profile: "minicpmo", FrameMs: 1000},
 }
+
+// SimProfiles are the embedded simulator's profiles (sim.Profiles; a test
+// keeps the list equal), the values profile= accepts.
+var SimProfiles = []string{"minicpmo", "periodic", "personaplex", "test"}
 
 // SimBehaviors are the embedded simulator's turn-taking behaviours (sim
 // package, GET /sim/options), offered by the connect panel. A test keeps

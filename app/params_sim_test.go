@@ -23,3 +23,12 @@ func TestSimBehaviorsMatchSimulator(t *testing.T) {
 		t.Errorf("SimBehaviors (-sim +app)\n%s", diff)
 	}
 }
+
+// TestSimProfilesMatchSimulator: profile= accepts exactly the simulator's
+// profiles.
+func TestSimProfilesMatchSimulator(t *testing.T) {
+	t.Parallel()
+	if diff := cmp.Diff(sim.Profiles(), SimProfiles); diff != "" {
+		t.Errorf("SimProfiles (-sim +app)\n%s", diff)
+	}
+}

@@ -65,7 +65,7 @@ func TestDefaultSettingsSecure(t *testing.T) {
 
 func TestSettingsQueryRoundTrip(t *testing.T) {
 	t.Parallel()
-	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "p", Behavior: "yields,slow_takeover", Proxy: true, DurationS: 3, View: "live",
+	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "test", Behavior: "yields,slow_takeover", Proxy: true, DurationS: 3, View: "live",
 		Transport: "coder", Video: VideoCamera, Probes: []ProbeAt{{"interruption", 4}, {"backchannel", 9.5}, {"interruption", 12.5}}}
 	got, errs := ParseSettings(s.Query(), DefaultSettings("x", false))
 	if len(errs) != 0 {
@@ -88,7 +88,7 @@ func TestDialURL(t *testing.T) {
 		{"profile", Settings{URL: "ws://h/v1/realtime?x=1", Profile: "test"}, "ws://h/v1/realtime?sim_profile=test&x=1", false},
 		{"behaviour", Settings{URL: "ws://h/v1/realtime", Profile: "test", Behavior: "interrupts_pauses,yields"}, "ws://h/v1/realtime?sim_behavior=interrupts_pauses%2Cyields&sim_profile=test", false},
 		{"behaviour in the URL wins", Settings{URL: "ws://h/v1/realtime?sim_behavior=holds_floor", Behavior: "yields"}, "ws://h/v1/realtime?sim_behavior=holds_floor", false},
-		{"proxy", Settings{URL: "ws://gpu.example:8000/v1/realtime", Proxy: true}, "ws://page:1/proxy?target=ws%3A%2F%2Fgpu.example%3A8000%2Fv1%2Frealtime", false},
+		{"proxy", Settings{URL: "ws://gpu.example:8000/v1/realtime", Proxy: true}, "ws://page:1/proxy?close_errors=1&target=ws%3A%2F%2Fgpu.example%3A8000%2Fv1%2Frealtime", false},
 		{"bad scheme", Settings{URL: "ftp://h/"}, "", true},
 		{"no host", Settings{URL: "/v1/realtime"}, "", true},
 	}

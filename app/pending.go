@@ -88,3 +88,15 @@ func retryPending(ctx context.Context) (delivered, left int, signIn bool) {
 	storePending(keep)
 	return delivered, len(keep), signIn
 }
+
+// dropPending removes the upload with key from the queue (delivered).
+func dropPending(key string) {
+	ps := loadPending()
+	keep := ps[:0]
+	for _, p := range ps {
+		if p.Key != key {
+			keep = append(keep, p)
+		}
+	}
+	storePending(keep)
+}

@@ -19,10 +19,13 @@ func (r *liveRun) saveFailedStart() {
 	if err == nil || errors.Is(err, context.Canceled) || r.ctx.Err() != nil {
 		return
 	}
-	info, _ := saveRun(r.ctx, r.buildSaveInput(nil))
+	info, kept, err := saveRun(r.ctx, r.buildSaveInput(nil))
 	r.mu.Lock()
 	r.share = info
 	phase, status := r.phase, r.status
 	r.mu.Unlock()
 	r.setPhase(phase, status) // publish the share box, keep what the page said
+	if err != nil && kept != nil && !errors.Is(err, errSignIn) {
+		go r.retrySave(kept, true) // retried now with backoff, like any run's upload
+	}
 }

@@ -40,6 +40,9 @@ type shareInfo struct {
 	// SignIn: the archive has a write token and this browser has not
 	// signed in; the run is kept (Pending) until it does.
 	SignIn bool
+	// Progress says, in words, how the page's retries of a failed upload
+	// go (attempts, the next try, delivery).
+	Progress string
 }
 
 // errSignIn is the archive's answer when it needs a sign-in to save.
@@ -195,31 +198,59 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 }
 
 // saveRun builds the report and uploads it with its attachments; on
-// failure it keeps the report in browser storage for a retry.
-func saveRun(ctx context.Context, in saveInput) (shareInfo, error) {
+// failure it keeps the report in browser storage for a retry (returned).
+func saveRun(ctx context.Context, in saveInput) (shareInfo, *keptUpload, error) {
 	rep, blobs, err := buildReport(in, app.Getenv("GOAPP_VERSION"))
 	if err != nil {
-		return shareInfo{Error: err.Error()}, err
+		return shareInfo{Error: err.Error()}, nil, err
 	}
-	return saveReport(ctx, rep, blobs)
+	return saveReportKept(ctx, rep, blobs)
 }
 
 // saveReport uploads a finished report with its attachments; on failure
 // it keeps the report in browser storage for a retry (nothing is lost).
 func saveReport(ctx context.Context, rep *report.Report, blobs []attachmentBlob) (shareInfo, error) {
+	info, _, err := saveReportKept(ctx, rep, blobs)
+	return info, err
+}
+
+// keptUpload is a report whose upload failed: kept in browser storage
+// under Key, and here in full (attachments too) for the page's retries.
+type keptUpload struct {
+	Key   string
+	Body  []byte
+	Blobs []attachmentBlob
+	Local shareInfo // the blob: downloads
+}
+
+// attempt uploads the kept report once more (same Idempotency-Key: a
+// report the server already stored is not stored twice); once delivered
+// it leaves browser storage.
+func (k *keptUpload) attempt(ctx context.Context) (shareInfo, error) {
+	info, err := uploadReport(ctx, k.Key, k.Body, k.Blobs)
+	if err != nil {
+		return shareInfo{}, err
+	}
+	dropPending(k.Key)
+	return info, nil
+}
+
+// saveReportKept is saveReport that also returns the kept upload when it
+// failed (nil when delivered).
+func saveReportKept(ctx context.Context, rep *report.Report, blobs []attachmentBlob) (shareInfo, *keptUpload, error) {
 	body, err := report.MarshalIndent(rep)
 	if err != nil {
-		return shareInfo{Error: err.Error()}, err
+		return shareInfo{Error: err.Error()}, nil, err
 	}
 	local := localDownloads(rep, body)
 	key := newIdempotencyKey()
 	info, err := uploadReport(ctx, key, body, blobs)
 	if err != nil {
 		keepPending(pendingUpload{Key: key, Report: body, WireLog: wireLogOf(blobs)})
-		local.Pending, local.Error, local.SignIn = true, err.Error(), errors.Is(err, errSignIn)
-		return local, err
+		local.Pending, local.Error, local.SignIn = true, uploadWords(err), errors.Is(err, errSignIn)
+		return local, &keptUpload{Key: key, Body: body, Blobs: blobs, Local: local}, err
 	}
-	return info, nil
+	return info, nil, nil
 }
 
 func wireLogOf(blobs []attachmentBlob) []byte {
@@ -309,7 +340,7 @@ func doRequest(ctx context.Context, method, path, ctype, idemKey, capability str
 	case res.StatusCode == http.StatusConflict && method == http.MethodPut:
 		return errAlreadyStored
 	case res.StatusCode/100 != 2:
-		return fmt.Errorf("%s %s: %s: %s", method, path, res.Status, loadrun.ErrorText(b))
+		return &uploadHTTPError{Method: method, Path: path, Status: res.Status, Text: loadrun.ErrorText(b)}
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {

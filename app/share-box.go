@@ -25,7 +25,11 @@ func (b *shareBox) Render() app.UI {
 				app.Text(" (your run is kept in this browser and saved after you sign in) / "),
 				app.A().Href(sh.JSONURL).Attr("download", "report.json").Text("Download report JSON"))
 		}).Else(func() app.UI {
-			return app.P().Class("ds-error").Text("Not uploaded yet: the run is kept in this browser and retried on the next visit. " + sh.Error)
+			return app.P().Class("ds-error").ID("share-pending").Text("Not uploaded yet (" + sh.Error + "): the run is kept in this browser until the archive takes it.")
+		}),
+		app.If(sh.Progress != "", func() app.UI {
+			// Announced politely: each retry and the delivery.
+			return app.P().ID("upload-progress").Class("ds-hint").Attr("role", "status").Attr("aria-live", "polite").Text(sh.Progress)
 		}),
 		app.P().Class("ds-hint").Body(
 			app.Text("Download: "),

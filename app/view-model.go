@@ -36,7 +36,8 @@ type liveSnapshot struct {
 	Camera               string // the video source ("Camera", "Video clip"), "" for none
 	VideoFrames          int    // video frames the appends carried
 	// Verdict is report.Judge of the report the page would save now.
-	Verdict report.Verdict
+	Verdict   report.Verdict
+	ErrorKind string // the failure's kind when a person can act on it (dial-errors.go), else ""
 }
 
 // chartData is one chart's option JSON and its point count.

@@ -47,8 +47,11 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // attributes through setAttribute (style-src-attr; style elements stay
 // 'self'). The session dials whatever server the user types (ws:, wss:;
 // http: and https: URLs are dialled as ws: and wss:), downloads are blob:
-// URLs.
-const appContentSecurityPolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob: data:; connect-src 'self' ws: wss:; worker-src 'self'; manifest-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+// URLs. connect-src also allows http: and https: (no more reach than ws:
+// and wss: already give): after a websocket fails before opening, the page
+// sends one no-cors request to the same host and path to tell "connection
+// refused" from "wrong path" (it reads nothing of the answer).
+const appContentSecurityPolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob: data:; connect-src 'self' ws: wss: http: https:; worker-src 'self'; manifest-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 func setPageHeaders(w http.ResponseWriter) {
 	h := w.Header()

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 )
@@ -224,6 +225,65 @@ func proxyDialError(u *url.URL, resp *http.Response, err error) (int, string) {
 	return http.StatusBadGateway, "proxy: dialing the target failed: " + err.Error()
 }
 
+// Close codes of a failed dial of an allowed target (close_errors=1):
+// 4000 + the HTTP status the target answered instead of upgrading (4404:
+// not a websocket endpoint there), CloseRefused, CloseUnreachable,
+// CloseDialTimeout.
+const (
+	CloseRefused     websocket.StatusCode = 4502 // connection refused / cannot resolve
+	CloseDialTimeout websocket.StatusCode = 4504 // no answer within 10 s
+)
+
+// proxyCloseError is proxyDialError as a websocket close: a code and a
+// reason of at most 123 bytes (the protocol's limit) saying what failed.
+// The reason starts with "proxy: ", which tells the page these codes from
+// the same codes an upstream sends (passed on as they come).
+func proxyCloseError(u *url.URL, resp *http.Response, err error) (websocket.StatusCode, string) {
+	where := u.Host + u.EscapedPath()
+	var dnsErr *net.DNSError
+	switch {
+	case resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 600 && resp.StatusCode != http.StatusSwitchingProtocols:
+		what := "not a websocket endpoint"
+		if resp.StatusCode < 400 {
+			what = "a redirect, not followed"
+		}
+		return websocket.StatusCode(4000 + resp.StatusCode), closeReason(fmt.Sprintf("%d %s at %%s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), what), where)
+	case resp != nil && resp.StatusCode != http.StatusSwitchingProtocols:
+		return websocket.StatusInternalError, closeReason(fmt.Sprintf("HTTP %d at %%s: not a websocket upgrade", resp.StatusCode), where)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return CloseRefused, closeReason("connection refused at %s: nothing listens there", u.Host)
+	case errors.As(err, &dnsErr):
+		return CloseRefused, closeReason("cannot resolve %s", u.Hostname())
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return CloseDialTimeout, closeReason("no answer from %s within 10 s", u.Host)
+	}
+	return websocket.StatusInternalError, closeReason("dialing %s failed", u.Host)
+}
+
+// closeReason fills format's %s with where, shortened so the whole
+// reason fits a close frame (123 bytes) on a UTF-8 boundary.
+func closeReason(format, where string) string {
+	const maxReason = 123
+	format = "proxy: " + format
+	room := maxReason - (len(format) - 2)
+	if len(where) > room {
+		cut := max(room-len("…"), 0)
+		for cut > 0 && !utf8.RuneStart(where[cut]) {
+			cut--
+		}
+		where = where[:cut] + "…"
+	}
+	r := fmt.Sprintf(format, where)
+	if len(r) > maxReason { // cannot happen with this file's formats; never exceed the limit
+		cut := maxReason
+		for cut > 0 && !utf8.RuneStart(r[cut]) {
+			cut--
+		}
+		r = r[:cut]
+	}
+	return r
+}
+
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
@@ -285,6 +345,17 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.metrics.errors.WithLabelValues("proxy dial").Inc()
 		code, msg := proxyDialError(u, resp, err)
+		if code != http.StatusForbidden && r.URL.Query().Get("close_errors") == "1" {
+			// A browser never sees an HTTP error body of a failed upgrade
+			// (only close 1006), so a page that asks gets the cause as a
+			// close code and reason instead. A target that is not allowed
+			// still gets the one 403 above: no port-scan oracle.
+			if c, aerr := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled, InsecureSkipVerify: true}); aerr == nil {
+				cc, reason := proxyCloseError(u, resp, err)
+				c.Close(cc, reason)
+			}
+			return
+		}
 		writeError(w, code, msg, nil)
 		return
 	}
@@ -314,6 +385,10 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	first := <-errc
 	code := websocket.CloseStatus(first.err)
 	reason := ""
+	var ce websocket.CloseError
+	if errors.As(first.err, &ce) {
+		reason = ce.Reason // pass the peer's words on with its code
+	}
 	if code == -1 || code == websocket.StatusNoStatusRcvd || code == websocket.StatusAbnormalClosure {
 		// No close frame: tell the client what happened, so its error names
 		// the fault (an upstream that dropped the TCP connection).

@@ -83,6 +83,9 @@ func TestProxy(t *testing.T) {
 	if got := websocket.CloseStatus(err); got != 4001 {
 		t.Errorf("close status through the proxy = %v (%v), want 4001", got, err)
 	}
+	if !strings.Contains(err.Error(), "upstream says bye") {
+		t.Errorf("close through the proxy: %v, want the upstream's reason \"upstream says bye\"", err)
+	}
 }
 
 func TestProxyDenied(t *testing.T) {

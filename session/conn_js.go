@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"syscall/js"
 )
@@ -88,7 +89,13 @@ func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) 
 		ev := args[0]
 		c.mu.Lock()
 		if c.closed == nil {
-			c.closed = &closedError{code: ev.Get("code").Int(), reason: ev.Get("reason").String()}
+			opened := false
+			select {
+			case <-c.open:
+				opened = true
+			default:
+			}
+			c.closed = &CloseError{Code: ev.Get("code").Int(), Reason: ev.Get("reason").String(), Opened: opened}
 		}
 		c.mu.Unlock()
 		once.Do(func() { close(c.open) })
@@ -111,14 +118,6 @@ func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) 
 	}
 	return c, nil
 }
-
-// closedError reports a browser WebSocket close event.
-type closedError struct {
-	code   int
-	reason string
-}
-
-func (e *closedError) Error() string { return fmt.Sprintf("websocket closed: %d %s", e.code, e.reason) }
 
 func (c *browserConn) signal() {
 	select {
@@ -164,8 +163,22 @@ func (c *browserConn) Read(ctx context.Context) (Message, error) {
 	}
 }
 
-func (c *browserConn) Close(code int, reason string) error {
-	c.ws.Call("close", code, reason)
+func (c *browserConn) Close(code int, reason string) (err error) {
+	// A page's WebSocket may only send 1000 or 3000–4999 (1001 "going
+	// away" throws) and a reason of at most 123 bytes; anything else would
+	// panic the wasm, so it is sent as 1000 with the reason kept.
+	if code != 1000 && (code < 3000 || code > 4999) {
+		code = 1000
+	}
+	for len(reason) > 123 {
+		reason = reason[:len(reason)-1]
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("closing the websocket: %v", r)
+		}
+	}()
+	c.ws.Call("close", code, strings.ToValidUTF8(reason, ""))
 	return nil
 }
 

@@ -47,8 +47,36 @@ func (e *ResponseFailedError) Error() string {
 	return fmt.Sprintf("response %s failed", e.ResponseID)
 }
 
+// CloseError is a browser WebSocket's close event: the code and reason
+// the peer sent (1006 when none came: the browser hides why an upgrade
+// failed) and whether the socket had opened first. The page reads it to
+// say what failed.
+type CloseError struct {
+	Code   int
+	Reason string
+	Opened bool
+}
+
+func (e *CloseError) Error() string { return fmt.Sprintf("websocket closed: %d %s", e.Code, e.Reason) }
+
 // ErrTransportDropped is wrapped when the socket ended without session.closed.
 var ErrTransportDropped = errors.New("transport dropped without session.closed")
+
+// dropped wraps a read error as ErrTransportDropped (same text as
+// "%w: %v"), keeping a CloseError in the chain so the page can read the
+// close code and reason; nothing else of err is unwrapped.
+func dropped(err error) error { return droppedError{err} }
+
+type droppedError struct{ err error }
+
+func (e droppedError) Error() string { return ErrTransportDropped.Error() + ": " + e.err.Error() }
+func (e droppedError) Unwrap() []error {
+	var ce *CloseError
+	if errors.As(e.err, &ce) {
+		return []error{ErrTransportDropped, ce}
+	}
+	return []error{ErrTransportDropped}
+}
 
 // ErrCompletionTimeout is wrapped when the completion rule was not met in time.
 var ErrCompletionTimeout = errors.New("completion rule not met before the timeout")

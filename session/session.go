@@ -242,7 +242,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 		}
 		return fail(&HandshakeError{Err: fatal})
 	case rerr != nil:
-		return fail(&HandshakeError{Err: fmt.Errorf("%w: %v", ErrTransportDropped, rerr)})
+		return fail(&HandshakeError{Err: dropped(rerr)})
 	default:
 		return fail(&HandshakeError{Err: fmt.Errorf("no session.created within %v: %w", c.HandshakeTimeout, err)})
 	}
@@ -555,7 +555,7 @@ func (s *Session) errLocked() error {
 	// A normal closure after our session.close is the end we asked for,
 	// even from a server that sends no session.closed.
 	if s.readErr != nil && !s.closedOK && !s.closed && !(s.closeSent && closeStatus(s.readErr) == 1000) {
-		return fmt.Errorf("%w: %v", ErrTransportDropped, s.readErr)
+		return dropped(s.readErr)
 	}
 	return nil
 }
