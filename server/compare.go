@@ -74,6 +74,9 @@ type compareView struct {
 	CompareOutcome string
 	// RunBadges are each run's badges (client, target, incomplete), in Reports order.
 	RunBadges [][]badge
+	// RunVerdicts are each run's own verdict (report.Judge, the one
+	// judgement of every page), in Reports order.
+	RunVerdicts []report.Verdict
 	// MinSamples and P99Min are CompareMinSamples and CompareP99Min, for the page.
 	MinSamples, P99Min int
 }
@@ -533,6 +536,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, cr := range reports {
 		v.RunBadges = append(v.RunBadges, s.runBadges(r, cr.R.Run.Client, cr.R.Run.TargetURL, cr.R.Complete))
+		v.RunVerdicts = append(v.RunVerdicts, report.Judge(cr.R))
 	}
 	p := &page{Heading: "Compare", compareView: v}
 	p.Verdict, p.CompareOutcome = compareVerdict(v)

@@ -148,3 +148,34 @@ func TestCompareHeadlineAgrees(t *testing.T) {
 		t.Errorf("9 repeated ids = %d, want 400", c)
 	}
 }
+
+// TestCompareRunVerdicts: compare shows each run's own verdict, the one its
+// share page shows (report.Judge), in run order.
+func TestCompareRunVerdicts(t *testing.T) {
+	e := newEnv(t, nil)
+	fast := upload(t, e, fixture{model: "m", n: 25, ttfp: 200, seed: 1}.json(t))
+	slow := upload(t, e, fixture{model: "m", n: 25, ttfp: 2000, seed: 2}.json(t))
+	few := upload(t, e, fixture{model: "m", n: 2, ttfp: 200, seed: 3}.json(t))
+	_, _, b := e.do("GET", "/compare?ids="+fast+","+slow+","+few, nil)
+	row := regexp.MustCompile(`(?s)<tr id="run-verdicts">(.*?)</tr>`).FindStringSubmatch(string(b))
+	if row == nil {
+		t.Fatalf("compare has no run-verdicts row:\n%s", b)
+	}
+	cells := regexp.MustCompile(`data-verdict="([a-z-]+)"`).FindAllStringSubmatch(row[1], -1)
+	ids := []string{fast, slow, few}
+	if len(cells) != len(ids) {
+		t.Fatalf("%d verdict cells, want %d: %s", len(cells), len(ids), row[1])
+	}
+	seen := map[string]bool{}
+	for i, id := range ids {
+		_, _, share := e.do("GET", "/r/"+id, nil)
+		m := verdictEl.FindStringSubmatch(string(share))
+		if m == nil || m[1] != cells[i][1] {
+			t.Errorf("run %d: compare says %q, share page %v", i, cells[i][1], m)
+		}
+		seen[cells[i][1]] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("a fast, a slow and a 2-response run all judged %v: the test cannot tell verdicts apart", seen)
+	}
+}
