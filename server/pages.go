@@ -24,7 +24,7 @@ var pageTemplates = map[string]*template.Template{}
 
 func init() {
 	for _, name := range []string{"share", "compare", "history", "error"} {
-		pageTemplates[name] = template.Must(template.New(name+".html").ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+		pageTemplates[name] = template.Must(template.New(name+".html").ParseFS(templateFS, "templates/layout.html", "templates/listen.html", "templates/"+name+".html"))
 	}
 }
 
@@ -99,6 +99,7 @@ type page struct {
 	Shards    *shardView
 	Charts    []chartView
 	Beyond    beyondView // turn-taking, probes, load curve (optional)
+	listenPage           // player and transcripts (listen.go)
 
 	// compare
 	compareView
@@ -171,11 +172,13 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := reportPage(rep, "Duplex test of "+rep.Run.Model)
+	_ = s.addListen(ctx, p, rep, id, false, 0) // no budget: cannot fail
 	base := "/api/reports/" + id
 	p.Downloads = []link{
 		{"report.json", base + "/export?format=json", "duplexscope report (schema " + report.Schema + ")"},
 		{"duplex_metrics.json", base + "/export?format=vllm", "vLLM-Omni layout"},
 		{"responses.csv", base + "/export?format=csv", "one row per response"},
+		{"share page as one HTML file", base + "/export?format=html", "charts and audio inline, opens offline"},
 	}
 	for _, a := range rep.Attachments {
 		p.Downloads = append(p.Downloads, link{a.Name, base + "/attachments/" + url.PathEscape(a.Name), a.Kind})

@@ -1,0 +1,138 @@
+//go:build !js
+
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/report"
+)
+
+// The single-file HTML export of a share page
+// (GET /api/reports/{id}/export?format=html): the same sections, with the
+// vendored echarts runtime, share.js, share.css, the chart options and the
+// session audio (mixed lane, data: URI) inline, so it opens offline from a
+// file and asks nothing of the network.
+
+// DefaultMaxExport bounds one HTML export (Config.MaxExport); the echarts
+// runtime alone is about 1.1 MB and 10 minutes of mixed session audio
+// about 38 MB in base64.
+const DefaultMaxExport = 32 << 20
+
+// exportCSP is sent with the export (a sandbox: opened from the server it
+// runs in an opaque origin) and written into it as a meta tag, which holds
+// when it is opened from a file: inline script and style, data: images and
+// audio, nothing else.
+const (
+	exportCSP     = "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:"
+	exportMetaCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; base-uri 'none'; form-action 'none'"
+)
+
+var errExportTooLarge = errors.New("export too large")
+
+// exportFields are the export template's own data.
+type exportFields struct {
+	ExportCSP     string
+	ExportID      string
+	ExportCSS     template.CSS
+	ExportJS      template.JS
+	ExportEcharts template.JS // a marker replaced by the runtime after the link scrub
+}
+
+// echartsMarker stands where the runtime goes: it is spliced in after
+// scrubLinks, whose attribute pattern must not run over the runtime.
+const echartsMarker = "/*duplexscope:echarts-runtime*/"
+
+func init() {
+	pageTemplates["export"] = template.Must(template.New("export.html").ParseFS(templateFS, "templates/layout.html", "templates/listen.html", "templates/export.html"))
+}
+
+// linkAttr matches an attribute that can make the browser fetch or
+// navigate; html/template always double-quotes attribute values.
+var linkAttr = regexp.MustCompile(`\s(?:href|src|srcset|action|formaction|poster|cite|background|ping)="([^"]*)"`)
+
+// scrubLinks removes every link attribute whose target is not inside the
+// file (data: or #fragment): a link the share page has (history, downloads,
+// compare) would leave an offline file or call home.
+func scrubLinks(b []byte) []byte {
+	return linkAttr.ReplaceAllFunc(b, func(m []byte) []byte {
+		v := strings.TrimSpace(string(linkAttr.FindSubmatch(m)[1]))
+		if strings.HasPrefix(v, "#") || strings.HasPrefix(strings.ToLower(v), "data:") {
+			return m
+		}
+		return nil
+	})
+}
+
+// echartsRuntime reads the vendored runtime served at Config.EchartsPath.
+func (s *Server) echartsRuntime() []byte {
+	p, ok := strings.CutPrefix(s.cfg.EchartsPath, "/web/")
+	if !ok || s.cfg.Web == nil || !fs.ValidPath(p) {
+		return nil
+	}
+	b, err := fs.ReadFile(s.cfg.Web, p)
+	if err != nil {
+		return nil
+	}
+	// A "</script" inside would end the inline element early.
+	return bytes.ReplaceAll(b, []byte("</script"), []byte(`<\/script`))
+}
+
+// exportHTML answers format=html.
+func (s *Server) exportHTML(w http.ResponseWriter, r *http.Request, rec archive.Record, rep *report.Report) {
+	tooLarge := func() {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
+			"the HTML export of this report would exceed %d bytes (the server's export limit): download report.json and the audio separately, or raise the limit", s.cfg.MaxExport), nil)
+	}
+	runtime := s.echartsRuntime()
+	css, _ := fs.ReadFile(assetFS, "assets/share.css")
+	js, _ := fs.ReadFile(assetFS, "assets/share.js")
+	fixed := int64(len(runtime) + len(css) + len(js) + 64<<10) // page text allowance
+	if fixed > s.cfg.MaxExport {
+		tooLarge()
+		return
+	}
+	ctx, cancel := ctxTimeout(r)
+	defer cancel()
+	p := reportPage(rep, "Duplex test of "+rep.Run.Model)
+	if err := s.addListen(ctx, p, rep, rec.ID, true, s.cfg.MaxExport-fixed); errors.Is(err, errExportTooLarge) {
+		tooLarge()
+		return
+	}
+	p.Version, p.EchartsPath = s.cfg.Version, "echarts (inline)"
+	p.exportFields = exportFields{ExportCSP: exportMetaCSP, ExportID: rec.ID,
+		ExportCSS: template.CSS(css), ExportJS: template.JS(js), ExportEcharts: template.JS(echartsMarker)}
+	if runtime == nil {
+		p.ExportEcharts = template.JS("/* the echarts runtime is not served here: charts are not drawn */")
+	}
+	var buf bytes.Buffer
+	if err := pageTemplates["export"].Execute(&buf, p); err != nil {
+		s.log.Error("export html", "id", rec.ID, "err", err)
+		writeError(w, http.StatusInternalServerError, "rendering the export failed", nil)
+		return
+	}
+	out := scrubLinks(buf.Bytes())
+	if runtime != nil {
+		out = bytes.Replace(out, []byte(echartsMarker), runtime, 1)
+	}
+	if int64(len(out)) > s.cfg.MaxExport {
+		tooLarge()
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="duplexscope-`+rec.ID+`.html"`)
+	h.Set("Content-Security-Policy", exportCSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+	w.Write(out)
+}
