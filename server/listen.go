@@ -462,4 +462,3 @@ func (s *Server) handleListenAudio(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	http.ServeContent(w, r, laneName+".wav", time.Time{}, bytes.NewReader(b))
 }
-

@@ -125,3 +125,28 @@ func TestBrowserShareListen(t *testing.T) {
 		t.Errorf("the export opened from a file requested %v", outside)
 	}
 }
+
+// TestBrowserShareListenShot writes a screenshot of the share page with
+// the player (set DS_SHOT=path).
+func TestBrowserShareListenShot(t *testing.T) {
+	out := os.Getenv("DS_SHOT")
+	if out == "" {
+		t.Skip("DS_SHOT not set")
+	}
+	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
+	id := uploadWithWireLog(t, e, wireLog(t, "is the table free"), nil)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath("/usr/bin/chromium"), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.WindowSize(1200, 900))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+"/r/"+id), chromedp.WaitReady("body")); err != nil {
+		t.Fatal(err)
+	}
+	pollJS(ctx, t, "rendered", `document.getElementById('chart-session').dataset.rendered === "1"`)
+	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(out, b, 0o644)
+}

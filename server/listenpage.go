@@ -54,7 +54,7 @@ type transcriptLine struct {
 	Session, Who, At, AtS, Text, Origin, ResponseID string
 }
 
-func fmtS(s float64) string { return strconv.FormatFloat(s, 'f', 1, 64) + " s" }
+func fmtS(s float64) string { return strconv.FormatFloat(s, 'f', 2, 64) + " s" }
 
 // addListen fills the player, transcripts and the session timeline chart
 // of a report's page. export builds the single-file variant (lanes inlined

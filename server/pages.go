@@ -99,7 +99,8 @@ type page struct {
 	Shards    *shardView
 	Charts    []chartView
 	Beyond    beyondView // turn-taking, probes, load curve (optional)
-	listenPage           // player and transcripts (listen.go)
+
+	listenPage // player, transcripts, HTML export (listenpage.go)
 
 	// compare
 	compareView
