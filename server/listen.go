@@ -319,15 +319,17 @@ func levels(pcm []byte, rate int) []chart.Level {
 	return out
 }
 
-// listenCache keeps the last few rebuilt sessions: the page and the
-// player's range requests that follow it ask for the same one.
+// listenCache keeps the most recently rebuilt sessions, up to
+// listenCacheBytes of PCM: the page and the players' range requests that
+// follow it ask for the same ones.
 type listenCache struct {
-	mu   sync.Mutex
-	keys []string
-	m    map[string]*sessionAudio
+	mu    sync.Mutex
+	keys  []string
+	m     map[string]*sessionAudio
+	bytes int
 }
 
-const listenCacheSize = 4
+const listenCacheBytes = 192 << 20
 
 func (c *listenCache) get(k string) *sessionAudio {
 	c.mu.Lock()
@@ -344,12 +346,16 @@ func (c *listenCache) put(k string, v *sessionAudio) {
 	if _, ok := c.m[k]; ok {
 		return
 	}
-	if len(c.keys) >= listenCacheSize {
+	size := len(v.Input) + len(v.Replies)
+	for len(c.keys) > 0 && c.bytes+size > listenCacheBytes {
+		old := c.m[c.keys[0]]
+		c.bytes -= len(old.Input) + len(old.Replies)
 		delete(c.m, c.keys[0])
 		c.keys = c.keys[1:]
 	}
 	c.keys = append(c.keys, k)
 	c.m[k] = v
+	c.bytes += size
 }
 
 // listenSession is a session of a report that has a wire log to play.

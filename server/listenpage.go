@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -135,6 +136,27 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 		}
 		p.Transcripts = append(p.Transcripts, l)
 	}
+	// One session after another, each in time order (lines without a
+	// time, dataset clip text, first).
+	order := map[string]int{}
+	for i, se := range rep.Sessions {
+		if _, ok := order[se.SessionID]; !ok {
+			order[se.SessionID] = i
+		}
+	}
+	at := func(l transcriptLine) float64 {
+		if v, err := strconv.ParseFloat(l.AtS, 64); err == nil {
+			return v
+		}
+		return -1
+	}
+	sort.SliceStable(p.Transcripts, func(i, j int) bool {
+		a, b := p.Transcripts[i], p.Transcripts[j]
+		if order[a.Session] != order[b.Session] {
+			return order[a.Session] < order[b.Session]
+		}
+		return at(a) < at(b)
+	})
 	return nil
 }
 
