@@ -165,7 +165,12 @@ func TestListenAudioAligned(t *testing.T) {
 // the user's from the server's transcription, else the dataset's clip text;
 // and its player points at the rebuilt lanes with each reply's start.
 func TestShareTranscripts(t *testing.T) {
-	ds := fstest.MapFS{"manifest.jsonl": {Data: []byte(`{"sample_id":"c1","audio":"c1.wav","text":"book a <table> for two"}` + "\n")}}
+	second := audio.EncodeWAV(make([]float32, 16000), 16000) // 1 s
+	ds := fstest.MapFS{
+		"manifest.jsonl": {Data: []byte(`{"sample_id":"c1","audio":"c1.wav","text":"book a <table> for two"}` + "\n" +
+			`{"sample_id":"c2","audio":"c2.wav","text":"at seven"}` + "\n" + `{"sample_id":"c3","audio":"c3.wav","text":"never sent"}` + "\n")},
+		"c1.wav": {Data: second}, "c2.wav": {Data: second}, "c3.wav": {Data: second},
+	}
 	e := newEnv(t, func(c *server.Config) { c.Datasets = map[string]fs.FS{"builtin": ds} })
 	cases := []struct {
 		name      string
@@ -178,9 +183,15 @@ func TestShareTranscripts(t *testing.T) {
 			[]string{`data-speaker="user" data-t="1.050"`, `<q>what &lt;script&gt;alert(1)&lt;/script&gt;</q>`,
 				`data-speaker="model" data-t="1.250" data-response="resp_0"`, `<q>Hello &lt;b&gt;there&lt;/b&gt;</q>`},
 			[]string{"<script>alert", "<b>there", "clip text of dataset"}},
-		{"dataset clip text", "", "c1",
+		{"dataset clip text (CLI: one clip per session)", "", "c1",
 			[]string{`<q>book a &lt;table&gt; for two</q>`, "clip text of dataset builtin", "The server sent no transcription of the input"},
-			[]string{"<table> for two"}},
+			[]string{"<table> for two", "at seven"}},
+		// The page joins the clips with 1.5 s gaps: c1 at 0 s, c2 at 2.5 s,
+		// c3 at 5 s, after the 3 s of input this session sent.
+		{"dataset clip text (page: clips joined)", "", "",
+			[]string{`data-speaker="user" data-t="0.000"><strong>user</strong> <span class="muted">0.00 s</span>: <q>book a &lt;table&gt; for two</q>`,
+				`data-speaker="user" data-t="2.500"><strong>user</strong> <span class="muted">2.50 s</span>: <q>at seven</q>`},
+			[]string{"never sent"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

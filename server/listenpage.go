@@ -7,10 +7,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/report"
 )
@@ -67,7 +69,8 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 	base := "/api/reports/" + id + "/audio/"
 	var used int64
 	byResp := map[string]float64{}
-	var timeline *chartView
+	var first *sessionAudio // the session the timeline chart shows
+	firstSID := ""
 	var wireTexts []transcriptLine
 	userFromWire := false
 	for _, ls := range sessions {
@@ -105,9 +108,8 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 					AtS: strconv.FormatFloat(tt.AtS, 'f', 3, 64), Text: tt.Text, Origin: tt.Origin})
 			}
 		}
-		if timeline == nil {
-			c := sessionTimelineChart("chart-session", sa, rep, ls.Session.SessionID)
-			timeline = &c
+		if first == nil {
+			first, firstSID = sa, ls.Session.SessionID
 		}
 	}
 	if len(sessions) == 0 {
@@ -116,12 +118,23 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 			p.ListenNote += " output.wav under Downloads holds the replies end to end (not on the session's timeline)."
 		}
 	}
-	if timeline != nil {
-		p.Charts = append(p.Charts, *timeline)
-	}
 	p.Transcripts = append(p.Transcripts, wireTexts...)
+	var clipCaptions []chart.Caption
 	if !userFromWire {
-		p.Transcripts, p.TranscriptNote = append(p.Transcripts, s.captionLines(rep)...), captionNote(rep, s)
+		sentS := -1.0
+		if first != nil {
+			sentS = float64(len(first.Input)) / 2 / inputRate
+		}
+		lines := s.captionLines(rep, sentS)
+		p.Transcripts, p.TranscriptNote = append(p.Transcripts, lines...), captionNote(rep, s)
+		for _, l := range lines {
+			if at, err := strconv.ParseFloat(l.AtS, 64); err == nil && l.Session == firstSID {
+				clipCaptions = append(clipCaptions, chart.Caption{TS: at, Lane: chart.LaneUser, Text: clip40(l.Text)})
+			}
+		}
+	}
+	if first != nil {
+		p.Charts = append(p.Charts, sessionTimelineChart("chart-session", first, rep, firstSID, clipCaptions))
 	}
 	// The model's transcripts as the report stores them, at the time the
 	// reply starts playing when the wire log tells it.
@@ -171,13 +184,14 @@ func hasAttachmentKind(r *report.Report, kind string) bool {
 
 // captionLines are the dataset's clip texts standing in for the user's
 // words when the server sent no transcription: per session by sample id
-// (CLI runs), else every clip of the dataset in order (browser runs join
-// them into one stream).
-func (s *Server) captionLines(rep *report.Report) []transcriptLine {
+// (CLI runs), else the clips of the dataset at their offsets on the one
+// joined stream of a browser run, those that started before sentS seconds
+// of input were sent (sentS < 0: unknown, all clips, untimed).
+func (s *Server) captionLines(rep *report.Report, sentS float64) []transcriptLine {
 	if rep.Run.Source.Kind != report.SourceDataset || rep.Run.Source.Dataset == "" {
 		return nil
 	}
-	clips, _, ok := s.datasetManifest(rep.Run.Source.Dataset)
+	clips, fsys, ok := s.datasetManifest(rep.Run.Source.Dataset)
 	if !ok {
 		return nil
 	}
@@ -199,15 +213,75 @@ func (s *Server) captionLines(rep *report.Report) []transcriptLine {
 	if len(rep.Sessions) == 1 {
 		sid = rep.Sessions[0].SessionID
 	}
-	for _, c := range clips {
-		if strings.TrimSpace(c.Text) != "" {
-			out = append(out, transcriptLine{Session: sid, Who: "user", Text: c.Text, Origin: origin + " (clip " + c.SampleID + ")"})
+	if len(clips) > maxCaptionClips {
+		clips = clips[:maxCaptionClips]
+	}
+	offs, timed := clipOffsets(fsys, clips, rep.Run.FrameMs)
+	for i, c := range clips {
+		if strings.TrimSpace(c.Text) == "" {
+			continue
 		}
-		if len(out) == 200 {
-			break
+		l := transcriptLine{Session: sid, Who: "user", Text: c.Text, Origin: origin + " (clip " + c.SampleID + ")"}
+		if timed && sentS >= 0 {
+			if offs[i] >= sentS {
+				break // never sent: the run stopped before this clip
+			}
+			l.At, l.AtS = fmtS(offs[i]), strconv.FormatFloat(offs[i], 'f', 3, 64)
 		}
+		out = append(out, l)
 	}
 	return out
+}
+
+// maxCaptionClips bounds the clips read for one page.
+const maxCaptionClips = 200
+
+// Gaps the page puts between dataset clips (app/dataset-source.go:
+// clipGapMs, labelledGapMs).
+const (
+	pageClipGapMs     = 1500
+	pageLabelledGapMs = 6000
+)
+
+// clipOffsets places a served dataset's clips on a browser run's joined
+// input stream as the page joins them (app/dataset-source.go loadDataset):
+// each clip after the ones before it and a gap of silence (a labelled
+// set's gap rounded up so the clip starts on a frame boundary). ok is
+// false when a clip cannot be read.
+func clipOffsets(fsys fs.FS, clips []manifestLine, frameMs int) ([]float64, bool) {
+	labelled := false
+	for _, c := range clips {
+		if t := strings.TrimSpace(string(c.TurnTaking)); t != "" && t != "null" {
+			labelled = true
+		}
+	}
+	var out []float64
+	cursor := 0 // bytes of 16 kHz PCM16
+	for i, c := range clips {
+		b, err := fs.ReadFile(fsys, c.Audio)
+		if err != nil {
+			return nil, false
+		}
+		clip, err := audio.DecodeWAV(b)
+		if err != nil {
+			return nil, false
+		}
+		if i > 0 {
+			gap := audio.FrameBytes(inputRate, pageClipGapMs)
+			if labelled {
+				gap = audio.FrameBytes(inputRate, pageLabelledGapMs)
+				if f := audio.FrameBytes(inputRate, frameMs); f > 0 {
+					if r := (cursor + gap) % f; r != 0 {
+						gap += f - r
+					}
+				}
+			}
+			cursor += gap
+		}
+		out = append(out, float64(cursor)/2/inputRate)
+		cursor += len(audio.ToInputPCM16(clip))
+	}
+	return out, true
 }
 
 func captionNote(rep *report.Report, s *Server) string {
@@ -217,13 +291,13 @@ func captionNote(rep *report.Report, s *Server) string {
 	if _, _, ok := s.datasetManifest(rep.Run.Source.Dataset); !ok {
 		return "The server sent no transcription of the input, and dataset " + rep.Run.Source.Dataset + " is not served here to show its clip text."
 	}
-	return "The server sent no transcription of the input: the user's lines are the dataset's clip text (what the clips say, not what the server heard; a run stopped early sent only the first clips)."
+	return "The server sent no transcription of the input: the user's lines are the dataset's clip text (what the clips say, not what the server heard)."
 }
 
 // sessionTimelineChart is the two-lane timeline of one session: the rebuilt
 // input and replies on one time axis, with markers and transcript marks.
-func sessionTimelineChart(id string, sa *sessionAudio, rep *report.Report, sid string) chartView {
-	tl := chart.Timeline{User: levels(sa.Input, inputRate), Model: levels(sa.Replies, replyRate), Markers: sa.Markers}
+func sessionTimelineChart(id string, sa *sessionAudio, rep *report.Report, sid string, extra []chart.Caption) chartView {
+	tl := chart.Timeline{User: levels(sa.Input, inputRate), Model: levels(sa.Replies, replyRate), Markers: sa.Markers, Captions: extra}
 	for _, tt := range sa.Texts {
 		l := chart.LaneUser
 		if tt.Who == "model" {
