@@ -56,20 +56,35 @@ func init() {
 }
 
 // linkAttr matches an attribute that can make the browser fetch or
-// navigate; html/template always double-quotes attribute values.
-var linkAttr = regexp.MustCompile(`\s(?:href|src|srcset|action|formaction|poster|cite|background|ping)="([^"]*)"`)
+// navigate, its value quoted either way or bare.
+var linkAttr = regexp.MustCompile(`(?i)\s(?:href|src|srcset|action|formaction|poster|cite|background|ping|xlink:href)\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>` + "`" + `]+)`)
+
+// scriptElem matches a script element: its body is code or JSON, not
+// markup, and is left alone.
+var scriptElem = regexp.MustCompile(`(?is)<script\b[^>]*>.*?</script\s*>`)
 
 // scrubLinks removes every link attribute whose target is not inside the
-// file (data: or #fragment): a link the share page has (history, downloads,
-// compare) would leave an offline file or call home.
+// file (data: or #fragment) from the markup outside script elements: a
+// link the share page has (history, downloads, compare) would leave an
+// offline file or call home.
 func scrubLinks(b []byte) []byte {
-	return linkAttr.ReplaceAllFunc(b, func(m []byte) []byte {
-		v := strings.TrimSpace(string(linkAttr.FindSubmatch(m)[1]))
-		if strings.HasPrefix(v, "#") || strings.HasPrefix(strings.ToLower(v), "data:") {
-			return m
-		}
-		return nil
-	})
+	scrub := func(m []byte) []byte {
+		return linkAttr.ReplaceAllFunc(m, func(a []byte) []byte {
+			v := strings.ToLower(strings.TrimSpace(strings.Trim(string(linkAttr.FindSubmatch(a)[1]), `"'`)))
+			if strings.HasPrefix(v, "#") || strings.HasPrefix(v, "data:") {
+				return a
+			}
+			return nil
+		})
+	}
+	var out []byte
+	last := 0
+	for _, loc := range scriptElem.FindAllIndex(b, -1) {
+		out = append(out, scrub(b[last:loc[0]])...)
+		out = append(out, b[loc[0]:loc[1]]...)
+		last = loc[1]
+	}
+	return append(out, scrub(b[last:])...)
 }
 
 // echartsRuntime reads the vendored runtime served at Config.EchartsPath.
