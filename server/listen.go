@@ -327,7 +327,30 @@ type listenCache struct {
 	keys  []string
 	m     map[string]*sessionAudio
 	bytes int
+	sem   chan struct{} // rebuilds at once (maxListenRebuilds)
 }
+
+// maxListenRebuilds bounds the wire logs decoded at once (each up to
+// Config.MaxAttachment of JSON); the others wait for a turn.
+const maxListenRebuilds = 2
+
+// acquire takes a rebuild turn; release gives it back.
+func (c *listenCache) acquire(ctx context.Context) error {
+	c.mu.Lock()
+	if c.sem == nil {
+		c.sem = make(chan struct{}, maxListenRebuilds)
+	}
+	sem := c.sem
+	c.mu.Unlock()
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *listenCache) release() { <-c.sem }
 
 const listenCacheBytes = 192 << 20
 
@@ -392,6 +415,13 @@ var errNoWireLog = errors.New("this session has no stored wire log")
 func (s *Server) sessionAudioFor(ctx context.Context, id string, ls listenSession) (*sessionAudio, error) {
 	key := id + "/" + ls.WireLog.Name + "/" + ls.WireLog.SHA256
 	if sa := s.listen.get(key); sa != nil {
+		return sa, nil
+	}
+	if err := s.listen.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.listen.release()
+	if sa := s.listen.get(key); sa != nil { // rebuilt while this one waited
 		return sa, nil
 	}
 	a, err := s.cfg.Store.GetAttachment(ctx, id, ls.WireLog.Name)
