@@ -284,3 +284,37 @@ func TestExportHTML(t *testing.T) {
 		t.Errorf("missing report: %d, want 404", code)
 	}
 }
+
+// TestShareListenNotes: a page without a playable session says why, in
+// words, and the audio route answers 404 naming the cause.
+func TestShareListenNotes(t *testing.T) {
+	e := newEnv(t, nil)
+	log := wireLog(t, "")
+	sum := sha256.Sum256(log)
+	declared := upload(t, e, fixture{model: "m", n: 1, ttfp: 300, edit: func(r *report.Report) {
+		r.Attachments = append(r.Attachments, report.Attachment{Name: "wire-log.json", Kind: report.AttachWireLog, ContentType: "application/json",
+			SizeBytes: int64(len(log)), SHA256: hex.EncodeToString(sum[:])})
+		r.Sessions[0].WireLog = "wire-log.json"
+	}}.json(t)) // declared, never uploaded
+	none := upload(t, e, fixture{model: "m", n: 1, ttfp: 300}.json(t))
+	cases := []struct {
+		name, id, want string
+	}{
+		{"wire log not stored", declared, "is not stored (its upload may not have finished)"},
+		{"no wire log", none, "This report has no wire log, so its session cannot be replayed here."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, b := e.do("GET", "/r/"+c.id, nil)
+			if !strings.Contains(string(b), c.want) {
+				t.Errorf("page lacks %q", c.want)
+			}
+			if strings.Contains(string(b), "<audio") {
+				t.Errorf("page has a player with nothing to play")
+			}
+			if code, _, _ := e.do("GET", "/api/reports/"+c.id+"/audio/mix.wav", nil); code != 404 {
+				t.Errorf("audio = %d, want 404", code)
+			}
+		})
+	}
+}

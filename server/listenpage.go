@@ -5,6 +5,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -78,6 +79,9 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 		if err != nil {
 			s.log.Warn("listen", "id", id, "session", ls.Session.SessionID, "err", err)
 			p.ListenNote = "The wire log of session " + ls.Session.SessionID + " could not be read, so it cannot be played."
+			if errors.Is(err, errNoWireLog) {
+				p.ListenNote = "The wire log of session " + ls.Session.SessionID + " is not stored (its upload may not have finished), so it cannot be played."
+			}
 			continue
 		}
 		v := listenView{Index: ls.Index, Session: ls.Session.SessionID, Duration: fmtS(sa.DurationS()), Cut: sa.Cut}
