@@ -32,7 +32,7 @@ const DefaultMaxExport = 32 << 20
 // when it is opened from a file: inline script and style, data: images and
 // audio, nothing else.
 const (
-	exportCSP     = "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:"
+	exportCSP     = "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	exportMetaCSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; base-uri 'none'; form-action 'none'"
 )
 
@@ -147,6 +147,7 @@ func (s *Server) exportHTML(w http.ResponseWriter, r *http.Request, rec archive.
 	h.Set("Content-Disposition", `attachment; filename="duplexscope-`+rec.ID+`.html"`)
 	h.Set("Content-Security-Policy", exportCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")
 	w.Write(out)

@@ -237,7 +237,8 @@ func TestExportHTML(t *testing.T) {
 	for k, want := range map[string]string{
 		"Content-Type":            "text/html; charset=utf-8",
 		"Content-Disposition":     `attachment; filename="duplexscope-` + id + `.html"`,
-		"Content-Security-Policy": "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:",
+		"Content-Security-Policy": "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+		"X-Frame-Options":         "DENY",
 	} {
 		if got := h.Get(k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
