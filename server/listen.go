@@ -186,7 +186,7 @@ func alignSession(t trace.Session, originMs *float64) *sessionAudio {
 			}
 			rate := cmpOr(e.SampleRateHz, e.SampleRate, inputRate)
 			if pcm := pcmOf(p, rate, inputRate); len(pcm) > 0 {
-				in.place(int(math.Round(s*inputRate))*2, pcm)
+				in.place(byteAt(s, inputRate), pcm)
 			}
 		case ev.Dir != trace.DirRecv:
 		case e.Type == "response.output_audio.delta" || e.Type == "response.audio.delta":
@@ -199,8 +199,8 @@ func alignSession(t trace.Session, originMs *float64) *sessionAudio {
 				continue
 			}
 			id := e.respID()
-			at := out.place(int(math.Round(s*replyRate))*2, pcm)
-			if _, seen := sa.ReplyStartS[id]; !seen && !out.cut {
+			at := out.place(byteAt(s, replyRate), pcm)
+			if _, seen := sa.ReplyStartS[id]; !seen && at < out.max {
 				start := float64(at/2) / replyRate
 				sa.ReplyStartS[id] = start
 				sa.ReplyOrder = append(sa.ReplyOrder, id)
@@ -208,7 +208,7 @@ func alignSession(t trace.Session, originMs *float64) *sessionAudio {
 					chart.Marker{TS: start, Kind: chart.MarkPlaybackStart, ResponseID: id})
 			}
 		case e.Type == "output_audio_buffer.cleared":
-			out.clear(int(math.Round(s*replyRate)) * 2)
+			out.clear(byteAt(s, replyRate))
 			sa.Markers = append(sa.Markers, chart.Marker{TS: s, Kind: chart.MarkCleared, ResponseID: e.respID()})
 		case e.Type == "response.created":
 			sa.Markers = append(sa.Markers, chart.Marker{TS: s, Kind: chart.MarkCreated, ResponseID: e.respID()})
@@ -252,6 +252,14 @@ func alignSession(t trace.Session, originMs *float64) *sessionAudio {
 	sa.Input = padTo(sa.Input, int(math.Ceil(end*inputRate))*2)
 	sa.Replies = padTo(sa.Replies, int(math.Ceil(end*replyRate))*2)
 	return sa
+}
+
+// byteAt is the PCM16 byte offset of s seconds at rate, s clamped to
+// [0, MaxListenSeconds+1] (a wild t_ms must not overflow the conversion;
+// anything past the cap is cut anyway).
+func byteAt(s float64, rate int) int {
+	s = min(max(s, 0), MaxListenSeconds+1)
+	return int(math.Round(s*float64(rate))) * 2
 }
 
 func cmpOr(v ...int) int {
