@@ -110,6 +110,8 @@ func (s *Server) exportHTML(w http.ResponseWriter, r *http.Request, rec archive.
 	runtime := s.echartsRuntime()
 	css, _ := fs.ReadFile(assetFS, "assets/share.css")
 	js, _ := fs.ReadFile(assetFS, "assets/share.js")
+	ljs, _ := fs.ReadFile(assetFS, "assets/listen.js")
+	js = append(append(js, '\n'), ljs...)
 	fixed := int64(len(runtime) + len(css) + len(js) + 64<<10) // page text allowance
 	if fixed > s.cfg.MaxExport {
 		tooLarge()

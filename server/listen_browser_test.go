@@ -76,6 +76,19 @@ func TestBrowserShareListen(t *testing.T) {
 			t.Errorf("transcripts lack %q:\n%s", w, said)
 		}
 	}
+	// A transcript line's time seeks the paused player there and plays:
+	// a seeked event at the line's time (no seek happens otherwise).
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(a){ a.pause(); a.currentTime = 0; return true })(document.querySelector('audio[data-lane="mix"]'))`)); err != nil {
+		t.Fatal(err)
+	}
+	pollJS(ctx, t, "the reset seek ends", `!document.querySelector('audio[data-lane="mix"]').seeking`)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(a){ a.addEventListener('seeked', function(){ window.__seekedTo = a.currentTime }, {once: true}); return true })(document.querySelector('audio[data-lane="mix"]'))`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#transcripts li[data-response="resp_0"] button.seek`))); err != nil {
+		t.Fatal(err)
+	}
+	pollJS(ctx, t, "the seek button seeks to the reply's start and plays", `window.__seekedTo >= 1.24 && window.__seekedTo < 1.3 && !document.querySelector('audio[data-lane="mix"]').paused`)
 	// The session timeline's lanes share one axis: the drawn extents match.
 	pollJS(ctx, t, "the session timeline renders", `document.getElementById('chart-session') && document.getElementById('chart-session').dataset.rendered === "1"`)
 	ext, err := chromedp.Run(ctx, chromedp.Evaluate[[][]float64](`(() => {

@@ -189,8 +189,8 @@ func TestShareTranscripts(t *testing.T) {
 		// The page joins the clips with 1.5 s gaps: c1 at 0 s, c2 at 2.5 s,
 		// c3 at 5 s, after the 3 s of input this session sent.
 		{"dataset clip text (page: clips joined)", "", "",
-			[]string{`data-speaker="user" data-t="0.000"><strong>user</strong> <span class="muted">0.00 s</span>: <q>book a &lt;table&gt; for two</q>`,
-				`data-speaker="user" data-t="2.500"><strong>user</strong> <span class="muted">2.50 s</span>: <q>at seven</q>`},
+			[]string{`data-speaker="user" data-t="0.000"><strong>user</strong> <button type="button" class="seek" data-t="0.000" data-session="sess-1" aria-label="play from 0.00 s">▶ 0.00 s</button>: <q>book a &lt;table&gt; for two</q>`,
+				`data-speaker="user" data-t="2.500"><strong>user</strong> <button type="button" class="seek" data-t="2.500" data-session="sess-1" aria-label="play from 2.50 s">▶ 2.50 s</button>: <q>at seven</q>`},
 			[]string{"never sent"}},
 	}
 	for _, c := range cases {

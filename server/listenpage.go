@@ -56,6 +56,7 @@ type replyStart struct {
 // transcriptLine is one line of "What was said".
 type transcriptLine struct {
 	Session, Who, At, AtS, Text, Origin, ResponseID string
+	Playable                                        bool // its session has a player: the time seeks it
 }
 
 func fmtS(s float64) string { return strconv.FormatFloat(s, 'f', 2, 64) + " s" }
@@ -152,6 +153,13 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 			l.Origin = "model transcript · reply starts (playback placement)"
 		}
 		p.Transcripts = append(p.Transcripts, l)
+	}
+	playable := map[string]bool{}
+	for _, v := range p.Listen {
+		playable[v.Session] = true
+	}
+	for i := range p.Transcripts {
+		p.Transcripts[i].Playable = playable[p.Transcripts[i].Session]
 	}
 	// One session after another, each in time order (lines without a
 	// time, dataset clip text, first).
