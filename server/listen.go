@@ -221,7 +221,6 @@ func alignSession(t trace.Session, originMs *float64) *sessionAudio {
 			if tt == nil {
 				tt = &timedText{AtS: s, Who: "model", ResponseID: id, Origin: "model transcript (client receive clock)"}
 				model[id] = tt
-				sa.Texts = append(sa.Texts, timedText{}) // placeholder, filled below
 			}
 			tt.Text += e.deltaString()
 		case e.Type == "conversation.item.input_audio_transcription.delta" || e.Type == "conversation.item.input_audio_transcription.completed":
@@ -237,7 +236,6 @@ func alignSession(t trace.Session, originMs *float64) *sessionAudio {
 			}
 		}
 	}
-	sa.Texts = sa.Texts[:0]
 	for _, m := range []map[string]*timedText{user, model} {
 		for _, tt := range m {
 			if strings.TrimSpace(tt.Text) != "" {
