@@ -202,6 +202,68 @@ func TestTimelineLanes(t *testing.T) {
 	}
 }
 
+// Regression (issue 20): a 12 s run showed the user lane 0–50 s and the
+// model lane 0–12 s: each x axis scaled to its own data, and the user lane
+// held the captions of dataset clips the run never sent. Both axes now
+// share one explicit range and such captions are left out.
+func TestTimelineOneTimeAxis(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		tl      Timeline
+		wantMax float64
+		wantCap int // transcript marks drawn
+	}{
+		{"user longer", Timeline{User: []Level{{0, 0.1}, {11.8, 0.3}}, Model: []Level{{2, 0.5}}}, 12, 0},
+		{"model longer", Timeline{User: []Level{{0, 0.1}}, Model: []Level{{2, 0.5}, {7.2, 0.4}}}, 8, 0},
+		{"captions past the end dropped", Timeline{User: []Level{{0, 0.1}, {11.5, 0.3}}, Model: []Level{{3, 0.5}},
+			Captions: []Caption{{0.5, LaneUser, "first clip"}, {24, LaneUser, "never sent"}, {49.5, LaneUser, "never sent either"}, {3, LaneModel, "reply"}}}, 12, 2},
+		{"markers extend", Timeline{Model: []Level{{1, 0.5}}, Markers: []Marker{{TS: 4.5, Kind: MarkDone, ResponseID: "r"}}}, 5, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := TimelineOptions(c.tl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var o struct {
+				XAxis []struct {
+					Min *float64 `json:"min"`
+					Max *float64 `json:"max"`
+				} `json:"xAxis"`
+				Series []struct {
+					Name   string            `json:"name"`
+					Symbol string            `json:"symbol"`
+					Data   []json.RawMessage `json:"data"`
+				} `json:"series"`
+			}
+			if err := json.Unmarshal(b, &o); err != nil {
+				t.Fatal(err)
+			}
+			if len(o.XAxis) != 2 {
+				t.Fatalf("%d x axes, want 2 (one per lane)", len(o.XAxis))
+			}
+			for i, a := range o.XAxis {
+				if a.Min == nil || a.Max == nil || *a.Min != 0 || *a.Max != c.wantMax {
+					t.Errorf("xAxis[%d] range = %v..%v, want 0..%v", i, a.Min, a.Max, c.wantMax)
+				}
+			}
+			marks := 0
+			for _, s := range o.Series {
+				if strings.HasSuffix(s.Name, "transcript") {
+					marks += len(s.Data)
+					if s.Symbol == "none" || s.Symbol == "" {
+						t.Errorf("series %q has symbol %q: its marks are not drawn", s.Name, s.Symbol)
+					}
+				}
+			}
+			if marks != c.wantCap {
+				t.Errorf("%d transcript marks, want %d", marks, c.wantCap)
+			}
+		})
+	}
+}
+
 func TestTimelineEnvelopeDropsAcrossSilence(t *testing.T) {
 	t.Parallel()
 	b, err := TimelineOptions(Timeline{Model: []Level{{1, 0.5}, {1.1, 0.6}, {3, 0.4}}})

@@ -1,6 +1,8 @@
 package chart
 
 import (
+	"math"
+
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
@@ -80,7 +82,14 @@ type Timeline struct {
 // output (bottom) envelopes on one zoomable time axis (seconds since stream
 // start), with markers and transcript captions. Clicks are handled by the
 // page (the series names say which lane).
+//
+// Both lanes share one time axis: the two x axes get the same explicit
+// range (0 to the end of the latest envelope point or marker), else
+// echarts scales each grid to its own data and a lane holding more (e.g.
+// a dataset's captions for clips never sent) stretches to another scale.
+// Captions past that end were never said in this run and are left out.
 func TimelineOptions(tl Timeline) ([]byte, error) {
+	end := TimelineEnd(tl)
 	c := charts.NewLine()
 	c.SetGlobalOptions(
 		charts.WithTitleOpts(opts.Title{Title: "Timeline — user (top) and model (bottom)", TitleStyle: &opts.TextStyle{FontSize: 13, Color: "#e6eef5"}}),
@@ -95,10 +104,10 @@ func TimelineOptions(tl Timeline) ([]byte, error) {
 			opts.DataZoom{Type: "inside", XAxisIndex: []int{0, 1}},
 			opts.DataZoom{Type: "slider", XAxisIndex: []int{0, 1}},
 		),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, AxisLabel: &opts.AxisLabel{Show: opts.Bool(false)}}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: end, AxisLabel: &opts.AxisLabel{Show: opts.Bool(false)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "user", Min: 0, Max: 1, AxisLabel: &opts.AxisLabel{Show: opts.Bool(false)}}),
 	)
-	c.ExtendXAxis(opts.XAxis{Type: "value", Name: "s", GridIndex: 1, Min: 0})
+	c.ExtendXAxis(opts.XAxis{Type: "value", Name: "s", GridIndex: 1, Min: 0, Max: end})
 	c.ExtendYAxis(opts.YAxis{Type: "value", Name: "model", GridIndex: 1, Min: 0, Max: 1.1, AxisLabel: &opts.AxisLabel{Show: opts.Bool(false)}})
 
 	lane := func(l Lane) charts.SeriesOpts {
@@ -153,7 +162,7 @@ func TimelineOptions(tl Timeline) ([]byte, error) {
 	for _, l := range []Lane{LaneUser, LaneModel} {
 		var d []opts.ScatterData
 		for _, cp := range tl.Captions {
-			if cp.Lane == l {
+			if cp.Lane == l && cp.TS <= end {
 				d = append(d, opts.ScatterData{Name: cp.Text, Value: []float64{cp.TS, 0.15}})
 			}
 		}
@@ -165,11 +174,34 @@ func TimelineOptions(tl Timeline) ([]byte, error) {
 			name = "model transcript"
 		}
 		s.AddSeries(name, d,
-			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: "none", SymbolSize: 1}),
+			// A visible mark: echarts draws no label for a "none" symbol,
+			// so the legend listed transcripts the chart never showed.
+			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: "rect", SymbolSize: 6}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#e6eef5"}),
 			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Color: "#e6eef5", Position: "right", FontSize: 10}),
 			lane(l),
 		)
 	}
 	c.Overlap(s)
 	return marshal(c)
+}
+
+// TimelineEnd is the shared end of both lanes' time axis, in seconds: the
+// latest envelope point or marker (captions do not extend it), rounded up
+// to a whole second; 1 when there is nothing.
+func TimelineEnd(tl Timeline) float64 {
+	end := 0.0
+	for _, l := range tl.User {
+		end = max(end, l.TS)
+	}
+	for _, l := range tl.Model {
+		end = max(end, l.TS)
+	}
+	for _, m := range tl.Markers {
+		end = max(end, m.TS)
+	}
+	if end <= 0 {
+		return 1
+	}
+	return math.Ceil(end + envelopeEdgeS)
 }

@@ -327,6 +327,8 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch format {
+	case "html": // the share page as one self-contained file (exporthtml.go)
+		s.exportHTML(w, r, rec, rep)
 	case "vllm":
 		b, err := report.VLLM(rep)
 		if err != nil {
@@ -355,7 +357,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Disposition", `attachment; filename="duplexscope-`+rec.ID+`.csv"`)
 		w.Write(buf.Bytes())
 	default:
-		writeError(w, http.StatusBadRequest, "format: want json, vllm, vllm-result or csv", nil)
+		writeError(w, http.StatusBadRequest, "format: want json, vllm, vllm-result, csv or html", nil)
 	}
 }
 

@@ -25,7 +25,7 @@ var pageTemplates = map[string]*template.Template{}
 
 func init() {
 	for _, name := range []string{"share", "compare", "history", "error"} {
-		pageTemplates[name] = template.Must(template.New(name+".html").ParseFS(templateFS, "templates/layout.html", "templates/labels.html", "templates/"+name+".html"))
+		pageTemplates[name] = template.Must(template.New(name+".html").ParseFS(templateFS, "templates/layout.html", "templates/labels.html", "templates/listen.html", "templates/"+name+".html"))
 	}
 }
 
@@ -108,6 +108,8 @@ type page struct {
 
 	// names, badges, labels (badges.go)
 	teamView
+	listenPage // player, transcripts, HTML export (listenpage.go)
+
 	// compare
 	compareView
 	// history
@@ -185,11 +187,13 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
 	if rep.Run.Name != "" {
 		p.Title = rep.Run.Name + " · " + p.Title
 	}
+	_ = s.addListen(ctx, p, rep, id, false, 0) // no budget: cannot fail
 	base := "/api/reports/" + id
 	p.Downloads = []link{
 		{"report.json", base + "/export?format=json", "duplexscope report (schema " + report.Schema + ")"},
 		{"duplex_metrics.json", base + "/export?format=vllm", "vLLM-Omni layout"},
 		{"responses.csv", base + "/export?format=csv", "one row per response"},
+		{"share page as one HTML file", base + "/export?format=html", "charts and audio inline, opens offline"},
 	}
 	for _, a := range rep.Attachments {
 		p.Downloads = append(p.Downloads, link{a.Name, base + "/attachments/" + url.PathEscape(a.Name), a.Kind})

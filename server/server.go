@@ -71,6 +71,9 @@ type Config struct {
 	Limits   report.Limits // upload limits (zero: report.DefaultLimits)
 	// MaxAttachment bounds one attachment upload (0: 64 MiB).
 	MaxAttachment int64
+	// MaxExport bounds the single-file HTML export
+	// (GET /api/reports/{id}/export?format=html); larger is 413 (0: 32 MiB).
+	MaxExport int64
 	// UploadRate and UploadBurst rate-limit writes per client address
 	// (requests per second; 0: 20/s, burst 60; negative rate: no limit).
 	UploadRate  float64
@@ -100,6 +103,7 @@ type Server struct {
 	signins *limiter // sign-in attempts
 	capKey  []byte
 	cache   *reportCache
+	listen  listenCache // rebuilt session audio (listen.go)
 
 	loads *loadrun.Hub
 	// compareSem bounds the compare pages computed at once (compare.go).
@@ -131,6 +135,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Limits == (report.Limits{}) {
 		cfg.Limits = report.DefaultLimits
+	}
+	if cfg.MaxExport == 0 {
+		cfg.MaxExport = DefaultMaxExport
 	}
 	if cfg.MaxAttachment == 0 {
 		cfg.MaxAttachment = archive.DefaultMaxAttachment
@@ -193,6 +200,7 @@ func (s *Server) routes() {
 	h("GET /api/reports/{id}/export", s.handleExport)
 	h("PUT /api/reports/{id}/attachments/{name}", s.reportWrite(s.handlePutAttachment))
 	h("GET /api/reports/{id}/attachments/{name}", s.handleGetAttachment)
+	h("GET /api/reports/{id}/audio/{file}", s.handleListenAudio)
 	h("GET /api/runs/{run}", s.handleGetRun)
 	h("POST /api/loadruns/{run}", s.loadWrite(s.handleLoadCreate))
 	h("POST /api/loadruns/{run}/ready", s.loadWrite(s.handleLoadReady))
