@@ -297,3 +297,56 @@ func TestLoadCurveOptions(t *testing.T) {
 	}
 	golden.Check(t, "json", indent(t, b))
 }
+
+// TestLoadCurveTheme: the load curve's title and legend take the colours
+// of the page's theme (a light share page must not get the dark page's
+// near-white title), and LoadCurveOptions keeps the dark live page's.
+func TestLoadCurveTheme(t *testing.T) {
+	t.Parallel()
+	levels := []loadcurve.Level{{Sessions: 1, Reported: 2, TTFPP50Ms: f(210), TTFPP99Ms: f(260), TTFPOrigin: loadcurve.OriginServer}}
+	dflt, err := LoadCurveOptions(levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		theme Theme
+		want  Theme
+	}{
+		{"dark", DarkTheme, Theme{Title: "#e6eef5", Legend: "#8fa6b8", Split: "#24405a"}},
+		{"light", LightTheme, Theme{Title: "#202124", Legend: "#5f6368", Split: "#dadce0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := LoadCurveOptionsThemed(levels, tc.theme)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var o struct {
+				Title struct {
+					TextStyle struct{ Color string } `json:"textStyle"`
+				} `json:"title"`
+				Legend struct {
+					TextStyle struct{ Color string } `json:"textStyle"`
+				} `json:"legend"`
+				YAxis []struct {
+					SplitLine struct {
+						LineStyle struct{ Color string } `json:"lineStyle"`
+					} `json:"splitLine"`
+				} `json:"yAxis"`
+			}
+			if err := json.Unmarshal(b, &o); err != nil {
+				t.Fatal(err)
+			}
+			got := Theme{Title: o.Title.TextStyle.Color, Legend: o.Legend.TextStyle.Color}
+			if len(o.YAxis) > 0 {
+				got.Split = o.YAxis[0].SplitLine.LineStyle.Color
+			}
+			if got != tc.want {
+				t.Errorf("colours %+v, want %+v", got, tc.want)
+			}
+			if same := string(b) == string(dflt); same != (tc.name == "dark") {
+				t.Errorf("LoadCurveOptions equals the %s theme: %v", tc.name, same)
+			}
+		})
+	}
+}
