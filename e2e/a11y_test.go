@@ -25,8 +25,8 @@ import (
 const phoneWidth = 390
 
 // TestAccessibility runs axe-core's WCAG 2.0/2.1 A and AA rules on every
-// page a person meets: the dashboard idle and after a short dataset
-// session (each tab), the share page, history and compare. It drives the
+// page a person meets: the dashboard idle, running, failed and after a
+// short dataset session (each tab), the share page, history and compare. It drives the
 // keyboard-only paths (Tab to the WAV picker, arrows along the ARIA tabs,
 // Enter on an event-log row), proves the dashboard and the share page fit
 // a 390 px wide phone with no horizontal scroll (axe again at that width)
@@ -46,6 +46,24 @@ func TestAccessibility(t *testing.T) {
 	}
 	axe.Check(t, ctx, "dashboard (idle)")
 	wavPickerByKeyboard(t, ctx)
+
+	// While running (the live demo: Stop button, live numbers) and after a
+	// failure (the error status line).
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?demo=20"), chromedp.WaitVisible(chromedp.CSS("#btn-stop"))); err != nil {
+		t.Fatal(err)
+	}
+	axe.Check(t, ctx, "dashboard (running demo)")
+	dead := url.Values{"autostart": {"1"}, "source": {"dataset:builtin"}, "url": {"ws://127.0.0.1:1/v1/realtime"}}
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+dead.Encode())); err != nil {
+		t.Fatal(err)
+	}
+	if err := pollUntil(ctx, 30*time.Second, func() (bool, error) {
+		phase, err := attr(ctx, "#status", "data-phase")
+		return phase == "failed", err
+	}); err != nil {
+		t.Fatalf("a session to a dead port never shows the failed status: %v", err)
+	}
+	axe.Check(t, ctx, "dashboard (failed session)")
 
 	run := runPage(t, s, ctx, url.Values{"autostart": {"1"}, "duration_s": {"12"}, "source": {"dataset:builtin"}}, 3*time.Minute)
 	for _, tab := range tabs {
