@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -348,5 +349,37 @@ func TestLoadCurveTheme(t *testing.T) {
 				t.Errorf("LoadCurveOptions equals the %s theme: %v", tc.name, same)
 			}
 		})
+	}
+}
+
+// TestMetricLegendClearOfAxes: a metric chart's legend is one scrolling row
+// at the bottom with the room below the grid reserved for it, never in the
+// band above the grid where the y axis's name and top (RTF = 1) are drawn.
+func TestMetricLegendClearOfAxes(t *testing.T) {
+	t.Parallel()
+	pts := []Point{{0, "r1", 0.5, OriginServer}, {1, "r2", 0.9, OriginClientReceive}, {2, "r3", 1.1, OriginPlayback}}
+	for _, m := range []Metric{TTFT, TTFP, RTF, TPOT, Heard} {
+		b, err := MetricOptions(m, pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o struct {
+			Legend struct {
+				Type, Top, Bottom string
+			} `json:"legend"`
+			Grid []struct {
+				Bottom string `json:"bottom"`
+			} `json:"grid"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			t.Fatal(err)
+		}
+		room := 0
+		if len(o.Grid) > 0 {
+			room, _ = strconv.Atoi(o.Grid[0].Bottom)
+		}
+		if o.Legend.Type != "scroll" || o.Legend.Top != "" || o.Legend.Bottom != "0" || room < 52 {
+			t.Errorf("%s: legend %+v, grid bottom %d px; want one scrolling row at the bottom and ≥ 52 px under the grid", m, o.Legend, room)
+		}
 	}
 }
