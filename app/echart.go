@@ -10,11 +10,10 @@ import (
 // echart draws option JSON (built by package chart) with the vendored
 // echarts runtime. The element carries data-points (the chart's point
 // count) for tests, and is an image to screen readers (role="img", named
-// by Label, else by its id: the canvas itself says nothing).
+// by its id: the canvas itself says nothing).
 type echart struct {
 	app.Compo
 	ID, Class string
-	Label     string
 	Option    string
 	Points    int
 	// Shape names the option's series set; while it stays the same an
@@ -37,12 +36,8 @@ func (c *echart) Render() app.UI {
 		Role("img").Aria("label", c.label())
 }
 
-// label is the chart's accessible name: Label, else "ttfp chart" for id
-// "chart-ttfp".
+// label is the chart's accessible name: "ttfp chart" for id "chart-ttfp".
 func (c *echart) label() string {
-	if c.Label != "" {
-		return c.Label
-	}
 	return strings.ReplaceAll(strings.TrimPrefix(c.ID, "chart-"), "-", " ") + " chart"
 }
 
