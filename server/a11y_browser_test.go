@@ -20,8 +20,8 @@ import (
 // TestBrowserAccessibleServerPages runs axe-core's WCAG 2.0/2.1 A and AA
 // rules on the server-rendered pages of a rich report (warnings, a load
 // curve, many responses): the share page at desktop and phone width,
-// history and compare; on the phone the share page must not scroll
-// sideways.
+// history and compare, and again at phone width (390 px), where no page
+// may scroll sideways.
 //
 //	go test -tags e2e -count=1 -run TestBrowserAccessible ./server/
 func TestBrowserAccessibleServerPages(t *testing.T) {
@@ -54,6 +54,7 @@ func TestBrowserAccessibleServerPages(t *testing.T) {
 		{"compare", "/compare?ids=" + a + "," + b, 0},
 		{"share at 390 px", "/r/" + a, 390},
 		{"history at 390 px", "/history", 390},
+		{"compare at 390 px", "/compare?ids=" + a + "," + b, 390},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := tc.width

@@ -82,26 +82,37 @@ func TestShareChartsFitTheirPage(t *testing.T) {
 	}
 }
 
-// TestShareScrollRegionsAreFocusable: every box that scrolls a wide table
-// sideways (on a phone) is a named region the keyboard can reach and scroll
-// (WCAG 2.1.1; axe's scrollable-region-focusable).
-func TestShareScrollRegionsAreFocusable(t *testing.T) {
+// TestScrollRegionsAreFocusable: on the share, history and compare pages
+// every box that scrolls a wide table sideways (on a phone) is a named
+// region the keyboard can reach and scroll (WCAG 2.1.1; axe's
+// scrollable-region-focusable), and no wide table is left outside one.
+func TestScrollRegionsAreFocusable(t *testing.T) {
 	e := newEnv(t, nil)
-	id := upload(t, e, fixture{model: "m", n: 8, ttfp: 400, seed: 4, edit: withLoadCurve}.json(t))
-	_, _, b := e.do("GET", "/r/"+id, nil)
-	page := string(b)
-	divs := regexp.MustCompile(`<div class="scroll"[^>]*>`).FindAllString(page, -1)
-	if len(divs) < 2 {
-		t.Fatalf("%d scroll boxes, want the responses and load-curve tables in one each", len(divs))
-	}
-	for _, d := range divs {
-		for _, attr := range []string{`tabindex="0"`, `role="region"`, `aria-label="`} {
-			if !strings.Contains(d, attr) {
-				t.Errorf("%s lacks %s", d, attr)
+	a := upload(t, e, fixture{model: "m", n: 8, ttfp: 400, seed: 4, edit: withLoadCurve}.json(t))
+	b := upload(t, e, fixture{model: "m", n: 8, ttfp: 500, seed: 5}.json(t))
+	for _, tc := range []struct {
+		path     string
+		minBoxes int
+	}{
+		{"/r/" + a, 2}, // responses, load curve
+		{"/history", 1},
+		{"/compare?ids=" + a + "," + b, 1},
+	} {
+		_, _, body := e.do("GET", tc.path, nil)
+		page := string(body)
+		divs := regexp.MustCompile(`<div class="scroll"[^>]*>`).FindAllString(page, -1)
+		if len(divs) < tc.minBoxes {
+			t.Errorf("%s: %d scroll boxes, want ≥ %d", tc.path, len(divs), tc.minBoxes)
+		}
+		for _, d := range divs {
+			for _, attr := range []string{`tabindex="0"`, `role="region"`, `aria-label="`} {
+				if !strings.Contains(d, attr) {
+					t.Errorf("%s: %s lacks %s", tc.path, d, attr)
+				}
 			}
 		}
-	}
-	if n, m := strings.Count(page, `<table class="rows"`), len(divs); n != m {
-		t.Errorf("%d wide tables but %d scroll boxes: every table must scroll in its own box", n, m)
+		if n, m := strings.Count(page, `<table class="rows"`), len(divs); n != m {
+			t.Errorf("%s: %d wide tables but %d scroll boxes: every table must scroll in its own box", tc.path, n, m)
+		}
 	}
 }
