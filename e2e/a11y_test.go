@@ -193,8 +193,10 @@ func tabsByKeyboard(t *testing.T, ctx context.Context) {
 				keyName(step.key), state.Focus, state.Selected, state.Labelledby, state.TabStops, step.want)
 		}
 	}
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#tabpanel #chart-ttfp"))); err != nil {
-		t.Errorf("live tab panel after Home: %v", err)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS("#tabpanel #chart-ttfp"))); err != nil {
+		t.Errorf("the live tab's panel (#tabpanel) after Home: %v", err)
 	}
 }
 
