@@ -53,6 +53,7 @@ security: ## attack suite against a `duplexscope serve` subprocess (no -race: RS
 e2e: wasm ## real-browser tests (chromedp + Debian chromium)
 	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/...
 	$(GO) test -tags e2e -count=1 -timeout 5m -run '^TestBrowser' ./server/
+	$(GO) test -tags e2e -count=1 -timeout 2m ./internal/axe/
 
 smoke: ## short fuzz / soak / bench runs so they cannot rot
 	@scripts/smoke.sh
@@ -69,8 +70,9 @@ fuzz: ## long fuzzing of every target
 golden: ## rewrite golden snapshots
 	$(GO) test ./... -update
 
-vendor: ## re-vendor the echarts runtime from npm (vendoring time only)
+vendor: ## re-vendor echarts (web/) and axe-core (test data) from npm (vendoring time only)
 	@web/vendor.sh
+	@internal/axe/vendor.sh
 
 clean:
 	rm -rf bin web/app.wasm web/app.wasm.gz web/app.wasm.br

@@ -79,7 +79,7 @@ func (p *dashboardPage) Render() app.UI {
 	currentTab.Store(p.tab)
 	return app.Div().Class("ds-page").Body(
 		app.Header().Class("ds-header").Body(
-			app.Img().Src("/web/icons/icon.svg").Alt(""),
+			app.Img().Src("/web/icons/icon.svg").Alt("").Role("presentation"), // decorative; go-app drops an empty alt
 			app.H1().Text("duplexscope"),
 			app.Span().Class("ds-sub").Body(app.Text("full-duplex speech latency, measured where you hear it · "), app.A().ID("link-load-page").Href("/load").Text("load curve")),
 		),
@@ -92,18 +92,62 @@ func (p *dashboardPage) Render() app.UI {
 			p.start(ctx)
 		}},
 		&shareBox{Share: p.snap.Share, Phase: p.snap.Phase},
-		app.Nav().Class("ds-tabs").Body(app.Range(tabs).Slice(func(i int) app.UI {
+		// ARIA tabs: one tab stop (the selected tab), arrows/Home/End move
+		// between tabs and select them (automatic activation).
+		app.Div().Class("ds-tabs").Role("tablist").Aria("label", "Views of the run").Body(app.Range(tabs).Slice(func(i int) app.UI {
 			t := tabs[i]
-			return app.Button().ID("tab-" + t.ID).Class(activeClass(p.tab == t.ID)).Text(t.Label).
-				OnClick(func(ctx app.Context, e app.Event) { p.tab = t.ID })
+			on := p.tab == t.ID
+			tabIndex := -1
+			if on {
+				tabIndex = 0
+			}
+			return app.Button().Type("button").ID("tab-"+t.ID).Class(activeClass(on)).Role("tab").
+				Aria("selected", strconv.FormatBool(on)).Aria("controls", "tabpanel").TabIndex(tabIndex).Text(t.Label).
+				OnClick(func(ctx app.Context, e app.Event) { p.tab = t.ID }).
+				OnKeyDown(func(ctx app.Context, e app.Event) { p.onTabKey(ctx, e, i) })
 		})),
-		app.If(p.tab == "live", func() app.UI { return &liveView{Snap: p.snap} }).
-			ElseIf(p.tab == "timeline", func() app.UI { return &timelineView{Snap: p.snap} }).
-			ElseIf(p.tab == "log", func() app.UI { return &eventLogView{Rows: p.snap.Log} }).
-			Else(func() app.UI {
-				return &plainViewCompo{Plain: p.snap.Plain, Warnings: p.snap.Warnings, Final: p.snap.Final}
-			}),
+		app.Div().ID("tabpanel").Role("tabpanel").Aria("labelledby", "tab-"+p.tab).TabIndex(0).Body(
+			app.If(p.tab == "live", func() app.UI { return &liveView{Snap: p.snap} }).
+				ElseIf(p.tab == "timeline", func() app.UI { return &timelineView{Snap: p.snap} }).
+				ElseIf(p.tab == "log", func() app.UI { return &eventLogView{Rows: p.snap.Log} }).
+				Else(func() app.UI {
+					return &plainViewCompo{Plain: p.snap.Plain, Warnings: p.snap.Warnings, Final: p.snap.Final}
+				}),
+		),
 	)
+}
+
+// onTabKey moves the selection along the tab list (WAI-ARIA tabs pattern)
+// and keeps the keyboard focus on the selected tab.
+func (p *dashboardPage) onTabKey(ctx app.Context, e app.Event, i int) {
+	next := tabKeyTarget(e.Get("key").String(), i, len(tabs))
+	if next < 0 {
+		return
+	}
+	e.PreventDefault()
+	p.tab = tabs[next].ID
+	id := "tab-" + tabs[next].ID
+	ctx.Defer(func(ctx app.Context) {
+		if el := app.Window().GetElementByID(id); el.Truthy() {
+			el.Call("focus")
+		}
+	})
+}
+
+// tabKeyTarget is the tab index a key moves to from tab i of n (wrapping),
+// or -1 for a key the tab list does not handle.
+func tabKeyTarget(key string, i, n int) int {
+	switch key {
+	case "ArrowRight":
+		return (i + 1) % n
+	case "ArrowLeft":
+		return (i + n - 1) % n
+	case "Home":
+		return 0
+	case "End":
+		return n - 1
+	}
+	return -1
 }
 
 func activeClass(on bool) string {

@@ -2,13 +2,15 @@ package app
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
 // echart draws option JSON (built by package chart) with the vendored
 // echarts runtime. The element carries data-points (the chart's point
-// count) for tests and screen readers.
+// count) for tests, and is an image to screen readers (role="img", named
+// by its id: the canvas itself says nothing).
 type echart struct {
 	app.Compo
 	ID, Class string
@@ -31,7 +33,12 @@ type echart struct {
 func (c *echart) Render() app.UI {
 	return app.Div().ID(c.ID).Class("ds-chart "+c.Class).
 		Attr("data-points", strconv.Itoa(c.Points)).
-		Aria("label", c.ID)
+		Role("img").Aria("label", c.label())
+}
+
+// label is the chart's accessible name: "ttfp chart" for id "chart-ttfp".
+func (c *echart) label() string {
+	return strings.ReplaceAll(strings.TrimPrefix(c.ID, "chart-"), "-", " ") + " chart"
 }
 
 func (c *echart) OnMount(ctx app.Context)  { ctx.Defer(c.draw) }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
@@ -29,12 +30,16 @@ func (l *eventLogView) Render() app.UI {
 		app.Div().Class("ds-row").Body(
 			field("Filter by type", "", app.Input().ID("log-filter").Placeholder("e.g. response.done").Value(l.filter).
 				OnInput(func(ctx app.Context, e app.Event) { l.filter = ctx.JSSrc().Get("value").String() })),
-			app.Span().Class("ds-hint").Text(fmt.Sprintf("%d rows (newest first; repeated events folded ×n; click a row for its JSON)", len(l.Rows))),
+			app.Span().Class("ds-hint").Text(fmt.Sprintf("%d rows (newest first; repeated events folded ×n; click a row or press Enter on it for its JSON)", len(l.Rows))),
 		),
 		app.Div().Class("ds-log").Body(app.Range(rows).Slice(func(i int) app.UI {
 			r := rows[i]
+			open := l.expanded[r.TMs]
+			// A real button: reachable by Tab, toggled by Enter/Space,
+			// its state announced through aria-expanded.
 			return app.Div().Body(
-				app.Div().Class("ds-log-row ds-"+r.Dir).Attr("data-type", r.Type).Body(
+				app.Button().Type("button").Class("ds-log-row ds-"+r.Dir).Attr("data-type", r.Type).
+					Aria("expanded", strconv.FormatBool(open)).Body(
 					app.Span().Text(fmt.Sprintf("%.1f ms", r.TMs)),
 					app.Span().Text(r.Dir),
 					app.Span().Text(r.Type),
@@ -45,7 +50,7 @@ func (l *eventLogView) Render() app.UI {
 					}
 					l.expanded[r.TMs] = !l.expanded[r.TMs]
 				}),
-				app.If(l.expanded[r.TMs], func() app.UI { return app.Pre().Text(r.JSON) }),
+				app.If(open, func() app.UI { return app.Pre().Text(r.JSON) }),
 			)
 		})),
 	)

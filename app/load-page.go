@@ -79,7 +79,7 @@ func (p *loadPage) Render() app.UI {
 	set := func(f func(*LoadSettings)) { f(&p.settings) }
 	return app.Div().Class("ds-page").Body(
 		app.Header().Class("ds-header").Body(
-			app.Img().Src("/web/icons/icon.svg").Alt(""),
+			app.Img().Src("/web/icons/icon.svg").Alt("").Role("presentation"), // decorative; go-app drops an empty alt
 			app.H1().Text("duplexscope — load curve"),
 			app.Span().Class("ds-sub").Body(app.Text("how latency grows with concurrent sessions · "), app.A().Href("/").Text("single session")),
 		),

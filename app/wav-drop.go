@@ -4,7 +4,8 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 
-// wavDrop accepts a WAV file (drop or pick) as the session's input.
+// wavDrop accepts a WAV file (drop, or pick with the mouse or the
+// keyboard) as the session's input.
 type wavDrop struct {
 	app.Compo
 	Name  string
@@ -20,7 +21,7 @@ func (w *wavDrop) Render() app.UI {
 	if w.err != "" {
 		label = w.err
 	}
-	return app.Label().Class("ds-drop").
+	return app.Label().Class("ds-drop").ID("wav-drop").
 		OnDragOver(func(ctx app.Context, e app.Event) { e.PreventDefault() }).
 		OnDrop(func(ctx app.Context, e app.Event) {
 			e.PreventDefault()
@@ -30,7 +31,10 @@ func (w *wavDrop) Render() app.UI {
 			}
 		}).Body(
 		app.Text(label),
-		app.Input().Type("file").Accept("audio/wav,.wav").Style("display", "none").
+		// Visually hidden, not display:none: the input stays in the tab
+		// order, so Tab reaches the picker and Enter/Space opens it (the
+		// label draws the focus ring, see .ds-drop:focus-within).
+		app.Input().Type("file").ID("wav-input").Class("ds-visually-hidden").Accept("audio/wav,.wav").
 			OnChange(func(ctx app.Context, e app.Event) {
 				files := ctx.JSSrc().Get("files")
 				if files.Length() > 0 {

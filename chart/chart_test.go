@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -358,4 +359,89 @@ func TestLoadCurveOptions(t *testing.T) {
 		t.Errorf("series %q missing", name)
 	}
 	golden.Check(t, "json", indent(t, b))
+}
+
+// TestLoadCurveTheme: the load curve's title and legend take the colours
+// of the page's theme (a light share page must not get the dark page's
+// near-white title), and LoadCurveOptions keeps the dark live page's.
+func TestLoadCurveTheme(t *testing.T) {
+	t.Parallel()
+	levels := []loadcurve.Level{{Sessions: 1, Reported: 2, TTFPP50Ms: f(210), TTFPP99Ms: f(260), TTFPOrigin: loadcurve.OriginServer}}
+	dflt, err := LoadCurveOptions(levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		theme Theme
+		want  Theme
+	}{
+		{"dark", DarkTheme, Theme{Title: "#e6eef5", Legend: "#8fa6b8", Split: "#24405a"}},
+		{"light", LightTheme, Theme{Title: "#202124", Legend: "#5f6368", Split: "#dadce0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := LoadCurveOptionsThemed(levels, tc.theme)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var o struct {
+				Title struct {
+					TextStyle struct{ Color string } `json:"textStyle"`
+				} `json:"title"`
+				Legend struct {
+					TextStyle struct{ Color string } `json:"textStyle"`
+				} `json:"legend"`
+				YAxis []struct {
+					SplitLine struct {
+						LineStyle struct{ Color string } `json:"lineStyle"`
+					} `json:"splitLine"`
+				} `json:"yAxis"`
+			}
+			if err := json.Unmarshal(b, &o); err != nil {
+				t.Fatal(err)
+			}
+			got := Theme{Title: o.Title.TextStyle.Color, Legend: o.Legend.TextStyle.Color}
+			if len(o.YAxis) > 0 {
+				got.Split = o.YAxis[0].SplitLine.LineStyle.Color
+			}
+			if got != tc.want {
+				t.Errorf("colours %+v, want %+v", got, tc.want)
+			}
+			if same := string(b) == string(dflt); same != (tc.name == "dark") {
+				t.Errorf("LoadCurveOptions equals the %s theme: %v", tc.name, same)
+			}
+		})
+	}
+}
+
+// TestMetricLegendClearOfAxes: a metric chart's legend is one scrolling row
+// at the bottom with the room below the grid reserved for it, never in the
+// band above the grid where the y axis's name and top (RTF = 1) are drawn.
+func TestMetricLegendClearOfAxes(t *testing.T) {
+	t.Parallel()
+	pts := []Point{{0, "r1", 0.5, OriginServer}, {1, "r2", 0.9, OriginClientReceive}, {2, "r3", 1.1, OriginPlayback}}
+	for _, m := range []Metric{TTFT, TTFP, RTF, TPOT, Heard} {
+		b, err := MetricOptions(m, pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o struct {
+			Legend struct {
+				Type, Top, Bottom string
+			} `json:"legend"`
+			Grid []struct {
+				Bottom string `json:"bottom"`
+			} `json:"grid"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			t.Fatal(err)
+		}
+		room := 0
+		if len(o.Grid) > 0 {
+			room, _ = strconv.Atoi(o.Grid[0].Bottom)
+		}
+		if o.Legend.Type != "scroll" || o.Legend.Top != "" || o.Legend.Bottom != "0" || room < 52 {
+			t.Errorf("%s: legend %+v, grid bottom %d px; want one scrolling row at the bottom and ≥ 52 px under the grid", m, o.Legend, room)
+		}
+	}
 }

@@ -25,16 +25,24 @@ const (
 // labelled with the clock the level's TTFP came from, the join-under-load
 // TTFP as points, RTF on a right × axis and underruns as bars labelled
 // with their counts.
+// It is themed for the live page's dark background (DarkTheme); share
+// pages use LoadCurveOptionsThemed with LightTheme.
 func LoadCurveOptions(levels []loadcurve.Level) ([]byte, error) {
+	return LoadCurveOptionsThemed(levels, DarkTheme)
+}
+
+// LoadCurveOptionsThemed is LoadCurveOptions with the title, legend and
+// grid-line colours of theme (the page the chart is drawn on).
+func LoadCurveOptionsThemed(levels []loadcurve.Level, theme Theme) ([]byte, error) {
 	c := charts.NewLine()
 	c.SetGlobalOptions(
-		charts.WithTitleOpts(opts.Title{Title: "Load curve — concurrent sessions vs latency", TitleStyle: &opts.TextStyle{FontSize: 13, Color: "#e6eef5"}}),
+		charts.WithTitleOpts(opts.Title{Title: "Load curve — concurrent sessions vs latency", TitleStyle: &opts.TextStyle{FontSize: 13, Color: theme.Title}}),
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "30", TextStyle: &opts.TextStyle{Color: "#8fa6b8"}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "30", TextStyle: &opts.TextStyle{Color: theme.Legend}}),
 		charts.WithGridOpts(opts.Grid{Top: "90", Left: "56", Right: "56", Bottom: "40"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "sessions", SplitLine: &opts.SplitLine{Show: opts.Bool(false)}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "ms", SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#24405a"}}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "ms", SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: theme.Split}}}),
 	)
 	c.ExtendYAxis(
 		opts.YAxis{Type: "value", Name: "RTF ×", Position: "right", SplitLine: &opts.SplitLine{Show: opts.Bool(false)}},

@@ -76,6 +76,10 @@ var specs = map[Metric]metricSpec{
 		marks: []opts.MarkLineNameYAxisItem{{Name: "300 ms", YAxis: 300}, {Name: "800 ms", YAxis: 800}, {Name: "1.5 s", YAxis: 1500}}},
 }
 
+// MetricLegendRoom is the room below a metric chart's grid: the x axis's
+// labels, then the legend's row.
+const MetricLegendRoom = "56"
+
 // MetricOptions returns the echarts option JSON of metric m's chart: one
 // scatter series per clock origin present in points, x = request index.
 func MetricOptions(m Metric, points []Point) ([]byte, error) {
@@ -88,8 +92,11 @@ func MetricOptions(m Metric, points []Point) ([]byte, error) {
 		charts.WithTitleOpts(opts.Title{Title: spec.title, TitleStyle: &opts.TextStyle{FontSize: 13, Color: "#e6eef5"}}),
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "22", TextStyle: &opts.TextStyle{Color: "#8fa6b8"}}),
-		charts.WithGridOpts(opts.Grid{Top: "56", Left: "48", Right: "16", Bottom: "32"}),
+		// The legend sits below the x axis on one scrolling row: at the top
+		// it covered the y axis's name and the top of the axis (the RTF = 1
+		// line) in a narrow chart.
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", TextStyle: &opts.TextStyle{Color: "#8fa6b8"}}),
+		charts.WithGridOpts(opts.Grid{Top: "56", Left: "48", Right: "16", Bottom: MetricLegendRoom}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "response", MinInterval: 1, SplitLine: &opts.SplitLine{Show: opts.Bool(false)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: spec.unit, SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#24405a"}}}),
 	)

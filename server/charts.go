@@ -45,7 +45,9 @@ func rectOpts(id, xName, yName string, legend bool) []charts.GlobalOpts {
 	}
 	if legend {
 		bottom = "64"
-		o = append(o, charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}))
+		// One scrolling row: a wrapping legend grows upward over the
+		// x axis on a narrow (phone) page.
+		o = append(o, charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "bottom"}))
 	}
 	return append(o, charts.WithGridOpts(opts.Grid{Left: "56", Right: "24", Top: "36", Bottom: bottom}))
 }
@@ -134,7 +136,9 @@ func rtfChart(id string, r *report.Report) chartView {
 		}
 	}
 	c := charts.NewBar()
-	c.SetGlobalOptions(rectOpts(id, "response #", "RTF", false)...)
+	// With a legend: echarts shows one by default, and without the legend's
+	// room below the grid it covers the x axis.
+	c.SetGlobalOptions(rectOpts(id, "response #", "RTF", true)...)
 	c.SetXAxis(xs)
 	c.AddSeries("RTF ("+clockClient+")", data, charts.WithMarkLineNameYAxisItemOpts(opts.MarkLineNameYAxisItem{Name: "real time", YAxis: 1}))
 	return chartView{ID: id, Title: "Real-time factor per response (must stay below 1)", Points: len(rows), JSON: optionJSON(c)}
@@ -228,12 +232,12 @@ func distributionChart(id, metric string, names []string, values [][]float64) ch
 }
 
 // loadChart is the load curve of a report (the chart package's builder,
-// the same option the /load page draws live).
+// the same option the /load page draws live, themed for the light page).
 func loadChart(id string, r *report.Report) (chartView, bool) {
 	if r.LoadCurve == nil || len(r.LoadCurve.Levels) == 0 {
 		return chartView{}, false
 	}
-	b, err := chart.LoadCurveOptions(r.LoadCurve.Levels)
+	b, err := chart.LoadCurveOptionsThemed(r.LoadCurve.Levels, chart.LightTheme)
 	if err != nil {
 		return chartView{}, false
 	}
