@@ -29,6 +29,7 @@ func (p *probePanel) Render() app.UI {
 	return app.Section().Class("ds-panel").ID("probes").Body(
 		app.H2().Text("Barge-in and overlap probes"),
 		app.Div().Class("ds-row").Body(
+			app.Label().For("in-probe-kind").Text("Probe kind"),
 			app.Select().ID("in-probe-kind").Body(app.Range(session.ProbeKinds).Slice(func(i int) app.UI {
 				v := session.ProbeKinds[i]
 				return app.Option().Value(v).Text(probeKinds[v].Label).Selected(v == kind)
