@@ -22,7 +22,7 @@ func TestTruthSettledMeansNoAnswerPending(t *testing.T) {
 	t.Parallel()
 	sc := mustProfile(t, ProfileTest)
 	pcm := speechPCM([2]int{300, 300}, [2]int{300, 300})
-	for i := range 200 {
+	for i := range 50 {
 		h := newHarness(t, sc, "")
 		h.update(0)
 		// All input at once (the input clock is byte-based): turn 1 is
