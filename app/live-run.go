@@ -338,11 +338,21 @@ const clipTailMs = 3000
 // onFrame runs in the worklet's message callback: never block.
 func (r *liveRun) onFrame(f inputFrame) {
 	r.mu.Lock()
-	ready := r.ready && f.CtxTime-float64(len(f.PCM))/32000 >= r.readyCtxTime
-	if r.clipMode && (!r.clipStarted || f.Seq < r.clipStartSeq) {
+	var ready bool
+	if r.clipMode {
 		// Silence before the clip is not sent: the first append is the
 		// clip's first frame, so stream ms = clip ms (labels, captions).
-		ready = false
+		// The clip is posted only once r.ready holds, so every frame from
+		// its clip-start on is fresh; the audio-clock test below must not
+		// judge them: ctxTime is the start of the render quantum that
+		// completes a frame, so the first sample's estimate falls up to
+		// one quantum (2.7 ms at 48 kHz) early — before readyCtxTime when
+		// the clip starts in the quantum readyCtxTime was read in (≈ 1 run
+		// in 150) — and dropping the clip's first frame moved every label
+		// a frame (200 ms) off its audio.
+		ready = r.ready && r.clipStarted && f.Seq >= r.clipStartSeq
+	} else {
+		ready = r.ready && f.CtxTime-float64(len(f.PCM))/32000 >= r.readyCtxTime
 	}
 	r.mu.Unlock()
 	if !ready {

@@ -1202,8 +1202,6 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 		e.active = nil
 	}
 	r.voice, r.tokens, r.tokRng, r.outputs, r.pktAt = nil, nil, nil, nil, nil // free per-response generation state
-	ms := msOf(t)
-	e.tr(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = status, &ms })
 	firstDone := !e.firstDone && r == e.firstSpeak
 	if firstDone {
 		e.firstDone = true
@@ -1241,6 +1239,13 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 		e.pending = false
 		e.startSpeak(t)
 	}
+	// r is marked done in the truth only now, after the pending turn's
+	// answer is listed: a truth reader (GET /sim/sessions/{id}/truth, which
+	// takes only the truth lock) never sees every response done while the
+	// model is about to answer the next turn, so "all done" is a safe
+	// settle condition.
+	ms := msOf(t)
+	e.tr(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = status, &ms })
 	if b == nil {
 		return nil, actNone
 	}

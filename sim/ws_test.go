@@ -25,20 +25,34 @@ import (
 // client received exactly its own session's frames, in truth order.
 // It runs alone (not parallel): under -race, 64 sessions are heavy enough
 // to starve other tests' handshakes.
+//
+// Every session finishes its handshake (session.created received) before
+// any streams: 63 sessions streaming unpaced input under -race starved the
+// 64th's session.update past the simulator's 10 s ConfigTimeout on a
+// loaded 2-core machine (close 1008 "config_timeout", reproduced with 8
+// busy loops beside the test). The handshakes alone are 64 upgrades and
+// 64 small events, well under a second of CPU even at a tenth of a core.
 func TestConcurrentSessions(t *testing.T) {
 	srv, hs := newTestServer(t, &Options{Profile: ProfileTest})
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	const n = 64
-	var wg sync.WaitGroup
+	var wg, handshakes sync.WaitGroup
 	errs := make(chan error, n)
+	start := make(chan struct{})
 	for i := range n {
 		wg.Add(1)
+		handshakes.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- oneSession(ctx, t, srv, hs.URL, i)
+			var once sync.Once
+			handshaken := func() { once.Do(handshakes.Done) }
+			defer handshaken() // also when dialRaw or send end the goroutine
+			errs <- oneSession(ctx, t, srv, hs.URL, i, handshaken, start)
 		}()
 	}
+	handshakes.Wait()
+	close(start)
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -48,15 +62,32 @@ func TestConcurrentSessions(t *testing.T) {
 	}
 }
 
-func oneSession(ctx context.Context, t *testing.T, srv *Server, url string, i int) error {
+// oneSession runs session i: handshake, then (once start is closed) its
+// input, final commit, settle and close; it checks the received frames
+// against the session's truth.
+func oneSession(ctx context.Context, t *testing.T, srv *Server, url string, i int, handshaken func(), start <-chan struct{}) error {
 	c := dialRaw(ctx, t, url, fmt.Sprintf("sim_seed=%d", i))
 	c.send(ctx, sessionUpdate())
+	var got []string
+	var sid string
+	evs, err := c.until(ctx, typeIs("session.created"))
+	handshaken()
+	for _, m := range evs {
+		got = append(got, m["type"].(string)+"/"+str(m, "response_id"))
+	}
+	if err != nil {
+		return fmt.Errorf("session %d: handshake: %v", i, err)
+	}
+	sid = str(evs[len(evs)-1], "session", "id")
+	select {
+	case <-start:
+	case <-ctx.Done():
+		return fmt.Errorf("session %d: %v waiting for the other handshakes", i, ctx.Err())
+	}
 	// Vary the input per session: i%3+1 turns.
 	turns := [][2]int{{300 + 10*i, 300}, {300, 300}, {400, 300}}[:i%3+1]
 	c.streamPCM(ctx, speechPCM(turns...), 6400)
 	c.send(ctx, map[string]any{"type": "input_audio_buffer.commit", "final": true})
-	var got []string
-	var sid string
 	for {
 		evs, err := c.until(ctx, func(map[string]any) bool { return true })
 		if err != nil {
@@ -65,15 +96,15 @@ func oneSession(ctx context.Context, t *testing.T, srv *Server, url string, i in
 		m := evs[0]
 		typ := m["type"].(string)
 		got = append(got, typ+"/"+str(m, "response_id"))
-		if typ == "session.created" {
-			sid = str(m, "session", "id")
-		}
 		if typ == "input_audio_buffer.committed" {
 			break
 		}
 	}
 	// Settle: wait until truth says every response is done, then close
-	// (bounded by ctx).
+	// (bounded by ctx). The commit has been handled, so the only answer
+	// still to come is one pending behind the active response, and the
+	// truth lists it before marking the active one done
+	// (TestTruthSettledMeansNoAnswerPending).
 	for {
 		tr, _ := srv.Truth(sid)
 		open := 0
