@@ -88,14 +88,18 @@ type Timeline struct {
 // echarts scales each grid to its own data and a lane holding more (e.g.
 // a dataset's captions for clips never sent) stretches to another scale.
 // Captions past that end were never said in this run and are left out.
-func TimelineOptions(tl Timeline) ([]byte, error) {
+func TimelineOptions(tl Timeline) ([]byte, error) { return TimelineOptionsThemed(tl, DarkTheme) }
+
+// TimelineOptionsThemed is TimelineOptions with its title, legend and
+// transcript text in theme's colours (LightTheme on the share page).
+func TimelineOptionsThemed(tl Timeline, theme Theme) ([]byte, error) {
 	end := TimelineEnd(tl)
 	c := charts.NewLine()
 	c.SetGlobalOptions(
-		charts.WithTitleOpts(opts.Title{Title: "Timeline — user (top) and model (bottom)", TitleStyle: &opts.TextStyle{FontSize: 13, Color: "#e6eef5"}}),
+		charts.WithTitleOpts(opts.Title{Title: "Timeline — user (top) and model (bottom)", TitleStyle: &opts.TextStyle{FontSize: 13, Color: theme.Title}}),
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "22", TextStyle: &opts.TextStyle{Color: "#8fa6b8", FontSize: 10}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "22", TextStyle: &opts.TextStyle{Color: theme.Legend, FontSize: 10}}),
 		charts.WithGridOpts(
 			opts.Grid{Top: "60", Height: "28%", Left: "56", Right: "16"},
 			opts.Grid{Top: "58%", Height: "28%", Left: "56", Right: "16"},
@@ -153,6 +157,12 @@ func TimelineOptions(tl Timeline) ([]byte, error) {
 			continue
 		}
 		st := markerStyle[k]
+		switch k { // the markers drawn in the page's text colours follow its theme
+		case MarkCreated:
+			st.color = theme.Title
+		case MarkDone:
+			st.color = theme.Legend
+		}
 		s.AddSeries(k, byKind[k],
 			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: st.symbol, SymbolSize: 10}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: st.color}),
@@ -177,8 +187,8 @@ func TimelineOptions(tl Timeline) ([]byte, error) {
 			// A visible mark: echarts draws no label for a "none" symbol,
 			// so the legend listed transcripts the chart never showed.
 			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: "rect", SymbolSize: 6}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#e6eef5"}),
-			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Color: "#e6eef5", Position: "right", FontSize: 10}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: theme.Title}),
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Color: theme.Title, Position: "right", FontSize: 10}),
 			lane(l),
 		)
 	}

@@ -116,3 +116,31 @@ func TestScrollRegionsAreFocusable(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionTimelineLightTheme: the share page's session timeline draws
+// its title, legend, transcripts and markers in the light page's colours,
+// never the dashboard's near-white ones (invisible on white).
+func TestSessionTimelineLightTheme(t *testing.T) {
+	e := newEnv(t, nil)
+	id := uploadWithWireLog(t, e, wireLog(t, "hello there"), nil)
+	_, _, b := e.do("GET", "/r/"+id, nil)
+	found := false
+	for _, m := range chartBlock.FindAllStringSubmatch(string(b), -1) {
+		if m[1] != "chart-session" {
+			continue
+		}
+		found = true
+		opt := html.UnescapeString(m[2])
+		for _, dark := range []string{chart.DarkTheme.Title, chart.DarkTheme.Legend} {
+			if strings.Contains(opt, dark) {
+				t.Errorf("session timeline holds the dark theme's %s", dark)
+			}
+		}
+		if !strings.Contains(opt, chart.LightTheme.Title) {
+			t.Errorf("session timeline lacks the light theme's text colour %s", chart.LightTheme.Title)
+		}
+	}
+	if !found {
+		t.Fatal("the share page of a run with a wire log has no chart-session")
+	}
+}

@@ -328,7 +328,7 @@ func sessionTimelineChart(id string, sa *sessionAudio, rep *report.Report, sid s
 			tl.Captions = append(tl.Captions, chart.Caption{TS: at, Lane: chart.LaneModel, Text: clip40(x.Transcript)})
 		}
 	}
-	b, err := chart.TimelineOptions(tl)
+	b, err := chart.TimelineOptionsThemed(tl, chart.LightTheme) // the share page is light
 	if err != nil {
 		b = []byte("{}")
 	}
