@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/duplexscope/duplexscope/archive"
@@ -32,7 +33,16 @@ type Store struct {
 	DB            *sql.DB
 	D             Dialect
 	MaxAttachment int
+
+	// updateMu serialises this process's Updates: the revision check
+	// alone let one of 8 concurrent label edits lose 5 times in a row
+	// and fail. The check stays for writers in other processes (pg).
+	updateMu sync.Mutex
 }
+
+// updateAttempts bounds the revision-check retries of one Update; only
+// writers in other processes can make it retry (updateMu).
+const updateAttempts = 20
 
 // Open runs the schema and returns the store.
 func Open(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
@@ -226,6 +236,8 @@ func (s *Store) Get(ctx context.Context, id string) (archive.Record, error) {
 // Update moved the revision meanwhile (optimistic, so the same statements
 // serve SQLite and PostgreSQL); a lost race reads again, a few times.
 func (s *Store) Update(ctx context.Context, id string, edit func(archive.Record) (archive.Record, error)) (archive.Meta, error) {
+	s.updateMu.Lock()
+	defer s.updateMu.Unlock()
 	for attempt := 0; ; attempt++ {
 		old, err := s.Get(ctx, id)
 		if err != nil {
@@ -252,8 +264,11 @@ func (s *Store) Update(ctx context.Context, id string, edit func(archive.Record)
 		if n, _ := res.RowsAffected(); n == 1 {
 			return m, nil
 		}
-		if attempt == 4 {
-			return archive.Meta{}, fmt.Errorf("update %s: kept changing under 5 attempts", id)
+		if attempt == updateAttempts-1 {
+			return archive.Meta{}, fmt.Errorf("update %s: kept changing under %d attempts", id, updateAttempts)
+		}
+		if err := ctx.Err(); err != nil {
+			return archive.Meta{}, fmt.Errorf("update %s: %w", id, err)
 		}
 	}
 }
