@@ -303,7 +303,7 @@ func captionNote(rep *report.Report, s *Server) string {
 	if _, _, ok := s.datasetManifest(rep.Run.Source.Dataset); !ok {
 		return "The server sent no transcription of the input, and dataset " + rep.Run.Source.Dataset + " is not served here to show its clip text."
 	}
-	return "The server sent no transcription of the input: the user's lines are the dataset's clip text (what the clips say, not what the server heard)."
+	return "The server sent no transcription of the input: the user's lines are the dataset's clip text (what the clips say, not what the server recognised)."
 }
 
 // sessionTimelineChart is the two-lane timeline of one session: the rebuilt
