@@ -218,10 +218,10 @@ type keeper interface {
 // scanned again for them.
 func decodeTop(data []byte, all map[string]json.RawMessage, ev keeper) error {
 	plain, extra := ev.keep()
-	if err := json.Unmarshal(data, plain); err != nil {
+	known := knownKeys(reflect.TypeOf(plain).Elem())
+	if err := json.Unmarshal(exactKeys(data, all, known), plain); err != nil {
 		return err
 	}
-	known := knownKeys(reflect.TypeOf(plain).Elem())
 	*extra = nil
 	for k, v := range all {
 		if !known[k] {
@@ -232,6 +232,43 @@ func decodeTop(data []byte, all map[string]json.RawMessage, ev keeper) error {
 		}
 	}
 	return nil
+}
+
+// exactKeys returns data, or, when a key only case-folds onto a modelled
+// key ("tYpe"), the object without such keys: encoding/json matches struct
+// fields case-insensitively, the wire (like Python's json.loads) does not,
+// so "tYpe" stays an extra key and never overwrites "type".
+func exactKeys(data []byte, all map[string]json.RawMessage, known map[string]bool) []byte {
+	folded := false
+	for k := range all {
+		if !known[k] && knownFold(k, known) {
+			folded = true
+			break
+		}
+	}
+	if !folded {
+		return data
+	}
+	only := make(map[string]json.RawMessage, len(all))
+	for k, v := range all {
+		if known[k] {
+			only[k] = v
+		}
+	}
+	b, err := json.Marshal(only)
+	if err != nil {
+		return data
+	}
+	return b
+}
+
+func knownFold(k string, known map[string]bool) bool {
+	for name := range known {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // encodeKeep marshals v and appends the extra keys in sorted order.

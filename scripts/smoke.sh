@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Short runs of the long suites so they cannot rot (part of `make test`):
-# every fuzz target for a few seconds, a 30 s soak, every benchmark once.
+# every fuzz target on its committed corpus, a 30 s soak, every benchmark once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/fuzz.sh "${SMOKE_FUZZTIME:-4s}"
+scripts/fuzz.sh "${SMOKE_FUZZTIME:-seeds}"
 echo "soak: 30 s smoke"
 go test -tags soak -count=1 -timeout 5m -run TestSoak ./session/ -soak.duration=30s
 echo "bench: one iteration of every benchmark"
