@@ -20,9 +20,10 @@ run: wasm build ## build wasm + server, start `duplexscope serve` with the simul
 build: ## build ./bin/duplexscope
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/duplexscope ./cmd/duplexscope
 
-wasm: ## build web/app.wasm (+ .gz/.br)
+wasm: ## build web/app.wasm and web/session-worker.wasm (+ .gz/.br)
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags "-s -w" -o web/app.wasm ./cmd/wasm
-	$(GO) run ./internal/compress web/app.wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags "-s -w" -o web/session-worker.wasm ./cmd/worker
+	$(GO) run ./internal/compress web/app.wasm web/session-worker.wasm
 
 deps:
 	@scripts/deps.sh test

@@ -62,6 +62,12 @@ func perfNow() float64 {
 	return app.Window().Get("performance").Call("now").Float()
 }
 
+// pageTimeOrigin is performance.timeOrigin (ms since the epoch): the
+// origin of every stamp on the page's timeline.
+func pageTimeOrigin() float64 {
+	return app.Window().Get("performance").Get("timeOrigin").Float()
+}
+
 // bytesToJS copies b into a new Uint8Array.
 func bytesToJS(b []byte) app.Value {
 	u := app.Window().Get("Uint8Array").New(len(b))

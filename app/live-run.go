@@ -3,7 +3,6 @@ package app
 import (
 	"cmp"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +18,6 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
-	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
 	"github.com/duplexscope/duplexscope/turntaking"
@@ -43,8 +41,6 @@ type respState struct {
 	FirstAudioMs  float64 // client receive clock, 0 = none
 	PlayStartMs   float64 // playback clock mapped to performance.now(), 0 = not played
 	PlayedSamples int
-	LastAckMs     int
-	Acked         bool
 	Underruns     int
 	Truncated     bool
 	Done          bool
@@ -85,7 +81,10 @@ type liveRun struct {
 	// clipVideo: the dataset clip's frames (dataset:video), when no camera
 	clipVideo *session.ScheduledVideo
 	tickWarn  string // the session's frame-size warning (server tick)
-	sess      *session.Session
+	sess      *session.Session // the session on the main thread (session_thread=main), else nil
+	worker    *workerSession   // the session in the session worker, else nil
+	feed      session.PlaybackFeed
+	playAcks  session.PlaybackAcks
 	acc       metrics.Accumulator
 	frames    chan inputFrame
 	acks      chan ackReq
@@ -232,14 +231,75 @@ func (r *liveRun) run(pageHost string, secure bool) {
 		return
 	}
 	r.setPhase(phaseConnecting, "Connecting to "+url+"…")
+	if r.inWorker() {
+		if !r.dialWorker(g, url, clip != nil) {
+			return
+		}
+	} else if !r.dialMain(g, url, clip != nil) {
+		return
+	}
+	if clip != nil {
+		g.setClip(clip, r.settings.Audible)
+	}
+	if g.suspended() {
+		r.setPhase(phaseStreaming, "Audio is paused by the browser: click anywhere on the page to allow sound.")
+	} else {
+		r.setPhase(phaseStreaming, "Streaming — speak now. Stop ends the session.")
+	}
+	if r.worker != nil {
+		select { // the worker sends; the page follows its "sent" messages
+		case <-r.stopped:
+		case <-r.ctx.Done():
+		}
+	} else {
+		r.sendLoop()
+	}
+	r.finish()
+}
+
+// inWorker reports whether this run's session goes to the session worker:
+// the default, except session_thread=main and runs with video (the worker
+// has no camera or clip-video source).
+func (r *liveRun) inWorker() bool {
+	return r.settings.SessionThread != threadMain && r.cam == nil && r.clipVideo == nil
+}
+
+// dialWorker opens the session in the session worker; false: failed (shown).
+func (r *liveRun) dialWorker(g *audioGraph, url string, clip bool) bool {
+	cfg := workerStart{
+		URL: url, Model: r.settings.Model, FrameMs: r.settings.FrameMs, Transport: r.settings.Transport,
+		NativeDuplex: strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"), ClipMode: clip,
+	}
+	if clip && r.settings.DatasetName() != "" {
+		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
+	}
+	ws, err := startWorkerSession(r.ctx, g, cfg, workerHooks{Event: r.onEvent, State: r.onState, Sent: r.onSent})
+	if err != nil {
+		r.fail(dialFailure(r.ctx, r.settings, url, err))
+		r.saveFailedStart() // history lists failed runs too (save-failed.go)
+		return false
+	}
+	r.mu.Lock()
+	r.worker = ws
+	r.tickWarn = ws.TickWarning()
+	r.sessionID = ws.ID()
+	r.ready = true
+	r.mu.Unlock()
+	return true
+}
+
+// dialMain opens the session on the page's main thread (the baseline).
+func (r *liveRun) dialMain(g *audioGraph, url string, clip bool) bool {
 	cfg := &session.Config{
 		URL: url, Model: r.settings.Model, FrameMs: r.settings.FrameMs,
 		ExternalPlayback: true,
 		Transport:        r.settings.Transport,
 		NativeDuplex:     strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"),
 		Observers:        []session.Observer{session.ObserverFuncs{Event: r.onEvent, State: r.onState}},
+		Thread:           threadMain,
+		TimeOrigins:      &session.TimeOrigins{Page: pageTimeOrigin()},
 	}
-	if clip != nil && r.settings.DatasetName() != "" {
+	if clip && r.settings.DatasetName() != "" {
 		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
 	}
 	switch {
@@ -252,7 +312,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	if err != nil {
 		r.fail(dialFailure(r.ctx, r.settings, url, err))
 		r.saveFailedStart() // history lists failed runs too (save-failed.go)
-		return
+		return false
 	}
 	r.mu.Lock()
 	r.sess = s
@@ -265,17 +325,21 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	r.readyCtxTime = g.inputTime()
 	r.mu.Unlock()
 	go r.ackLoop(s)
-	if clip != nil {
-		g.setClip(clip, r.settings.Audible)
-	}
-	if g.suspended() {
-		r.setPhase(phaseStreaming, "Audio is paused by the browser: click anywhere on the page to allow sound.")
-	} else {
-		r.setPhase(phaseStreaming, "Streaming — speak now. Stop ends the session.")
-	}
-	r.sendLoop()
-	r.finish()
+	return true
 }
+
+// note adds a wire-log annotation wherever the session runs.
+func (r *liveRun) note(s *session.Session, ws *workerSession, v any) {
+	switch {
+	case ws != nil:
+		_ = ws.Note(v)
+	case s != nil:
+		_ = s.Note(v)
+	}
+}
+
+// onSent follows a frame the worker sent (its "sent" message).
+func (r *liveRun) onSent(f inputFrame, sentMs float64) { r.afterSendAt(f, sentMs) }
 
 // sendLoop forwards worklet frames to the session until stopped.
 func (r *liveRun) sendLoop() {
@@ -298,8 +362,11 @@ func (r *liveRun) sendLoop() {
 	}
 }
 
-func (r *liveRun) afterSend(f inputFrame) {
-	sentAt := perfNow()
+func (r *liveRun) afterSend(f inputFrame) { r.afterSendAt(f, perfNow()) }
+
+// afterSendAt is the page's bookkeeping of a sent frame (levels, probes,
+// the input kept for the report, the end of input).
+func (r *liveRun) afterSendAt(f inputFrame, sentAt float64) {
 	r.mu.Lock()
 	r.probeSentLocked(f.Seq, sentAt)
 	var due string
@@ -308,7 +375,7 @@ func (r *liveRun) afterSend(f inputFrame) {
 	}
 	notes := r.notes
 	r.notes = nil
-	s := r.sess
+	s, ws := r.sess, r.worker
 	ms := float64(len(f.PCM)) * 1000 / 32000
 	r.framesSent++
 	r.sentMs += ms
@@ -320,7 +387,7 @@ func (r *liveRun) afterSend(f inputFrame) {
 	clipDone := r.clipEnded && sent-r.clipEndSentMs >= clipTailMs
 	r.mu.Unlock()
 	for _, n := range notes {
-		_ = s.Note(n)
+		r.note(s, ws, n)
 	}
 	if due != "" {
 		go r.injectProbe(due)
@@ -387,7 +454,11 @@ func (r *liveRun) stop() {
 	r.stopOnce.Do(func() {
 		r.mu.Lock()
 		r.ready = false
+		ws := r.worker
 		r.mu.Unlock()
+		if ws != nil {
+			ws.StopInput()
+		}
 		close(r.stopped)
 	})
 }
@@ -398,9 +469,10 @@ func (r *liveRun) release() {
 	r.stop()
 	r.cancel()
 	r.mu.Lock()
-	g := r.graph
+	g, ws := r.graph, r.worker
 	r.graph = nil
 	r.mu.Unlock()
+	ws.release()
 	g.close()
 }
 
@@ -413,21 +485,11 @@ func (r *liveRun) finish() {
 		r.cam.stop() // input ended: no more pictures
 	}
 	r.setPhase(phaseFinishing, "Input ended — waiting for the last responses…")
-	s := r.sess
-	var sessErr error
-	if err := s.Commit(r.ctx); err != nil {
-		sessErr = err
-	} else if err := s.Wait(r.ctx); err != nil {
-		sessErr = err
-	}
-	res, err := s.Close(r.ctx)
-	if sessErr == nil {
-		sessErr = err
-	}
+	res, tr, sessErr := r.closeSession()
 	r.drainPlayback()
-	tr := s.Trace()
-	if res != nil && res.Trace != nil {
-		tr = res.Trace
+	if tr == nil {
+		r.fail(cmp.Or(sessErr, errors.New("the session worker returned no wire log")))
+		return
 	}
 	final := metrics.ScoreSession(*tr)
 	tt := traceTurnTaking(tr, r.labels, r.probeOnsets(), "")
@@ -460,6 +522,33 @@ func (r *liveRun) finish() {
 	default:
 		r.setPhase(phaseDone, "Done — report saved.")
 	}
+}
+
+// closeSession commits, waits for the last responses and closes, on the
+// thread the session runs on; it returns the wire log (nil only when the
+// worker lost it, with the reason).
+func (r *liveRun) closeSession() (*session.Result, *trace.Session, error) {
+	if ws := r.worker; ws != nil {
+		res, tr, err := ws.Finish(r.ctx)
+		ws.release()
+		return res, tr, err
+	}
+	s := r.sess
+	var sessErr error
+	if err := s.Commit(r.ctx); err != nil {
+		sessErr = err
+	} else if err := s.Wait(r.ctx); err != nil {
+		sessErr = err
+	}
+	res, err := s.Close(r.ctx)
+	if sessErr == nil {
+		sessErr = err
+	}
+	tr := s.Trace()
+	if res != nil && res.Trace != nil {
+		tr = res.Trace
+	}
+	return res, tr, sessErr
 }
 
 // setShareProgress updates the share box's upload words.
@@ -570,27 +659,6 @@ func (r *liveRun) onState(st session.State, err error) {
 	}
 }
 
-// inbound is the part of a server event the page reads.
-type inbound struct {
-	Type       string          `json:"type"`
-	ResponseID json.RawMessage `json:"response_id"`
-	Response   struct {
-		ID     json.RawMessage `json:"id"`
-		Status string          `json:"status"`
-	} `json:"response"`
-	Delta        json.RawMessage `json:"delta"`
-	Audio        json.RawMessage `json:"audio"`
-	SampleRateHz int             `json:"sample_rate_hz"`
-	Transcript   string          `json:"transcript"`
-}
-
-// id is the event's response identity, "" for none (protocol.IdentityOf,
-// the rule metrics use: "" is no identity, lone surrogates stay distinct).
-func (in *inbound) id() string {
-	id, _ := protocol.IdentityOf(in.ResponseID, in.Response.ID)
-	return id
-}
-
 // onEvent gets every wire-log entry (observer goroutine).
 func (r *liveRun) onEvent(ev trace.Event) {
 	r.ttMu.Lock()
@@ -615,32 +683,27 @@ func (r *liveRun) onEvent(ev trace.Event) {
 		return
 	}
 	r.acc.Add(ev)
-	var in inbound
-	if err := json.Unmarshal(ev.Event, &in); err != nil {
+	in, ok := session.DecodeReceived(ev.Event)
+	if !ok {
 		r.mu.Unlock()
 		return
 	}
-	id := in.id()
+	id := in.ID
+	act, _ := r.feed.Action(in) // the player's rule, the one the session worker feeds by
 	ts := (ev.TMs - r.streamStartMs) / 1000
-	var play []byte
-	var done, clear bool
-	switch in.Type {
-	case "response.created":
+	switch {
+	case in.Type == "response.created":
 		if id != "" && r.resp[id] == nil {
 			r.resp[id] = &respState{ID: id, CreatedMs: ev.TMs}
 			r.order = append(r.order, id)
 			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkCreated, ResponseID: id})
 		}
-	case "response.output_audio.delta", "response.audio.delta":
+	case session.IsAudioDelta(in.Type):
 		if in.Type == "response.audio.delta" {
 			r.legacySeen = true
 		}
 		rs := r.ensure(id, ev.TMs)
-		pcm := decodeAudio(in.Delta, in.Audio)
-		if rate := in.SampleRateHz; rate > 0 && rate != 24000 && len(pcm) > 0 {
-			pcm = audio.FloatToPCM16(audio.Resample(audio.PCM16ToFloat(pcm), rate, 24000))
-		}
-		if rs != nil && len(pcm) > 0 && !rs.Truncated {
+		if rs != nil && act == session.PlayPush {
 			if rs.FirstAudioMs == 0 {
 				rs.FirstAudioMs = ev.TMs
 				r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkFirstAudio, ResponseID: id})
@@ -648,54 +711,51 @@ func (r *liveRun) onEvent(ev trace.Event) {
 				// "listen" decision (created, no audio) is not one.
 				r.probeCreatedLocked(cmp.Or(rs.CreatedMs, ev.TMs))
 			}
-			rs.Audio = append(rs.Audio, timedPCM{TMs: ev.TMs, PCM: pcm})
-			r.modelLevels = append(r.modelLevels, chart.Level{TS: ts, Level: math.Min(1.1, audio.RMSPCM16(pcm)*4)})
-			play = pcm
+			rs.Audio = append(rs.Audio, timedPCM{TMs: ev.TMs, PCM: in.PCM})
+			r.modelLevels = append(r.modelLevels, chart.Level{TS: ts, Level: math.Min(1.1, audio.RMSPCM16(in.PCM)*4)})
 		}
-	case "response.output_audio_transcript.delta", "response.output_text.delta", "response.text.delta", "response.audio_transcript.delta":
+	case session.IsTextDelta(in.Type):
 		rs := r.ensure(id, ev.TMs)
-		var text string
-		_ = json.Unmarshal(in.Delta, &text)
-		if rs != nil && text != "" {
+		if rs != nil && in.Text != "" {
 			if rs.Transcript.Len() == 0 {
 				r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkFirstText, ResponseID: id})
 				r.captions = append(r.captions, chart.Caption{TS: ts, Lane: chart.LaneModel, Text: ""})
 				rs.Caption = len(r.captions) - 1
 			}
-			rs.Transcript.WriteString(text)
+			rs.Transcript.WriteString(in.Text)
 			r.captions[rs.Caption].Text = clipText(rs.Transcript.String(), 40)
 		}
-	case "response.output_audio.done", "response.audio.done":
+	case in.Type == "response.output_audio.done" || in.Type == "response.audio.done":
 		if rs := r.resp[id]; rs != nil {
 			rs.AudioDone = true
-			done = true
 		}
-	case "response.done":
+	case in.Type == "response.done":
 		if rs := r.resp[id]; rs != nil {
 			rs.Done = true
-			done = true
 			// Cancelled by the server (barge-in) before any audio: no
 			// buffer to clear, but the response was cut off all the same.
-			rs.Truncated = rs.Truncated || in.Response.Status == "cancelled"
+			rs.Truncated = rs.Truncated || in.Status == "cancelled"
 			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkDone, ResponseID: id})
 		}
-	case "output_audio_buffer.cleared":
+	case in.Type == "output_audio_buffer.cleared":
 		if rs := r.resp[id]; rs != nil {
 			rs.Truncated = true
-			clear = true
 			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkCleared, ResponseID: id})
 		}
 	}
 	g := r.graph
-	important := in.Type == "response.done" || (play != nil && len(r.resp[id].Audio) == 1)
+	if r.worker != nil {
+		g = nil // the session worker feeds the player itself
+	}
+	important := in.Type == "response.done" || (act == session.PlayPush && len(r.resp[id].Audio) == 1)
 	r.mu.Unlock()
 	if g != nil {
-		switch {
-		case play != nil:
-			g.play(id, play)
-		case clear:
+		switch act {
+		case session.PlayPush:
+			g.play(id, in.PCM)
+		case session.PlayClear:
 			g.clear(id)
-		case done:
+		case session.PlayDone:
 			g.done(id)
 		}
 	}
@@ -727,11 +787,16 @@ func (r *liveRun) notePacing(ev trace.Event) {
 }
 
 // onPlayback gets the playback worklet's messages (JS callback: no blocking).
+// With the session in the worker, the worker gets the same messages and
+// sends the acks and notes; the page only draws.
 func (r *liveRun) onPlayback(m playbackMsg) {
 	r.mu.Lock()
-	s := r.sess
+	s, ws := r.sess, r.worker
 	rs := r.resp[m.ID]
-	var ack = -1
+	ack, doAck := 0, false
+	if rs != nil && ws == nil {
+		ack, doAck = r.playAcks.Report(m.Type, m.ID, m.Played, 24000)
+	}
 	var note map[string]any
 	switch m.Type {
 	case "level":
@@ -740,16 +805,12 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 		if rs != nil && rs.PlayStartMs == 0 {
 			rs.PlayStartMs = m.PerfMs
 			r.markers = append(r.markers, chart.Marker{TS: (m.PerfMs - r.streamStartMs) / 1000, Kind: chart.MarkPlaybackStart, ResponseID: m.ID})
-			ack = 0
 			note = map[string]any{"type": "duplexscope.playback", "event": "start", "response_id": m.ID, "played_at_ms": m.PerfMs, "clock": "playback"}
 		}
 	case "progress", "drained", "cleared":
 		if rs != nil {
 			rs.PlayedSamples = m.Played
 			ms := m.Played * 1000 / 24000
-			if m.Type != "progress" || ms-rs.LastAckMs >= 200 {
-				ack = ms
-			}
 			if m.Type == "cleared" {
 				note = map[string]any{"type": "duplexscope.playback", "event": "cleared", "response_id": m.ID, "played_ms": ms, "dropped_ms": m.Dropped * 1000 / 24000}
 				r.probeStoppedLocked(m.ID, m.PerfMs, ms)
@@ -766,24 +827,16 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 		}
 		note = map[string]any{"type": "duplexscope.playback", "event": "underrun", "response_id": m.ID, "count": m.Count}
 	}
-	if ack >= 0 && rs != nil {
-		if ack < rs.LastAckMs || (rs.Acked && ack == rs.LastAckMs && m.Type == "progress") {
-			ack = -1
-		} else {
-			rs.LastAckMs, rs.Acked = ack, true
-		}
-	}
 	r.mu.Unlock()
-	if s == nil {
-		return
-	}
-	if note != nil {
-		_ = s.Note(note)
-	}
-	if ack >= 0 {
-		select {
-		case r.acks <- ackReq{id: m.ID, ms: ack}:
-		default: // queue full: a later (cumulative) ack supersedes this one
+	if s != nil { // main thread: this page acks and notes
+		if note != nil {
+			_ = s.Note(note)
+		}
+		if doAck {
+			select {
+			case r.acks <- ackReq{id: m.ID, ms: ack}:
+			default: // queue full: a later (cumulative) ack supersedes this one
+			}
 		}
 	}
 	if m.Type == "start" {
@@ -867,22 +920,6 @@ func (r *liveRun) awaitingAudioLocked(now float64) bool {
 		}
 	}
 	return false
-}
-
-func decodeAudio(delta, alt json.RawMessage) []byte {
-	var s string
-	if json.Unmarshal(delta, &s) != nil || s == "" {
-		s = ""
-		_ = json.Unmarshal(alt, &s)
-	}
-	if s == "" {
-		return nil
-	}
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil
-	}
-	return b[:len(b)&^1]
 }
 
 func clipText(s string, n int) string {

@@ -33,6 +33,10 @@ type Settings struct {
 	// "coder" (coder/websocket, stamped when Read returns) — for the
 	// stamping benchmark.
 	Transport string
+	// SessionThread is where the page's session runs: "worker" (default,
+	// a Web Worker: cmd/worker) or "main" (the page's main thread, the
+	// baseline). Runs with video always use the main thread.
+	SessionThread string
 	// Probes are the scheduled probes, in time order: each kind's standard
 	// clip is mixed in after OffsetS seconds of sent input
 	// (probe_s=4,backchannel@9.5; a bare number is an interruption).

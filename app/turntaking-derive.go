@@ -128,7 +128,7 @@ func (r *liveRun) probeOnsets() []float64 {
 // maybeScoreTT starts a background recompute when due (r.mu not held).
 func (r *liveRun) maybeScoreTT(now float64) {
 	r.mu.Lock()
-	if r.ttBusy || now-r.ttAtMs < ttEveryMs || r.sess == nil {
+	if r.ttBusy || now-r.ttAtMs < ttEveryMs || (r.sess == nil && r.worker == nil) {
 		r.mu.Unlock()
 		return
 	}

@@ -119,8 +119,9 @@ type truth struct {
 	} `json:"responses"`
 }
 
-// checkReport asserts the archived report against truth and replay.
-func checkReport(t testing.TB, s *stack, run browserRun) {
+// checkReport asserts the archived report against truth and replay; it
+// returns the archived wire log.
+func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 	t.Helper()
 	var rep archived
 	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
@@ -229,6 +230,7 @@ func checkReport(t testing.TB, s *stack, run browserRun) {
 		t.Errorf("%d of %d responses were measured during flagged main-thread stalls: the page is too busy to measure", flagged, len(rows))
 	}
 	logPacing(t, tr)
+	return tr
 }
 
 // logPacing reports the page's input pacing lag from the wire log's
@@ -459,8 +461,39 @@ func TestDatasetSession(t *testing.T) {
 	if n, _ := strconv.Atoi(pts); n < minResponses {
 		t.Errorf("TTFP chart has %s points, want ≥ %d", pts, minResponses)
 	}
-	checkReport(t, s, run)
+	tr := checkReport(t, s, run)
+	wantThread(t, tr, "worker")
 	writeFigure(t, "dataset_first_point_ms", run.FirstPointMs)
+}
+
+// wantThread checks where the page's session ran, by the wire log's
+// session.duplexscope.session_thread and time_origins: a worker's stamps
+// are mapped onto the page's timeline, so stream start (after the worker
+// existed) lies after the worker's origin on that timeline.
+func wantThread(t testing.TB, tr trace.Session, want string) {
+	t.Helper()
+	var ex struct {
+		Thread  string `json:"session_thread"`
+		Origins *struct {
+			Page   float64 `json:"page"`
+			Worker float64 `json:"worker"`
+		} `json:"time_origins"`
+	}
+	if err := json.Unmarshal(tr.Session.Extra, &ex); err != nil {
+		t.Fatal(err)
+	}
+	if ex.Thread != want || ex.Origins == nil || ex.Origins.Page <= 0 {
+		t.Fatalf("wire log session_thread %q, time_origins %+v; want %q with the page's origin", ex.Thread, ex.Origins, want)
+	}
+	if want != "worker" {
+		return
+	}
+	if ex.Origins.Worker <= ex.Origins.Page {
+		t.Fatalf("time_origins %+v: the worker starts after the page", *ex.Origins)
+	}
+	if ss := tr.Session.StreamStartMs; ss == nil || *ss < ex.Origins.Worker-ex.Origins.Page {
+		t.Errorf("stream start %v ms is before the worker existed (%.1f ms on the page's timeline): stamps not mapped", ss, ex.Origins.Worker-ex.Origins.Page)
+	}
 }
 
 // writeFigure appends a measured figure to e2e/artifacts/figures.txt (read

@@ -67,6 +67,7 @@ func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) 
 				at = durFromMs(ts.Float())
 			}
 		}
+		at += timelineOffset
 		d := args[0].Get("data")
 		var m Message
 		if d.Type() == js.TypeString {

@@ -59,6 +59,20 @@ type Config struct {
 	// duplexscope.server_session_id.
 	SessionID string
 	Observers []Observer // get every wire-log entry and lifecycle change
+
+	// Thread and TimeOrigins describe where a browser session ran:
+	// "worker" or "main", and each realm's performance.timeOrigin (ms since
+	// the epoch), recorded in the wire log so stamps taken in a worker map
+	// onto the page's timeline (docs: session.duplexscope.time_origins).
+	Thread      string
+	TimeOrigins *TimeOrigins
+}
+
+// TimeOrigins are the performance.timeOrigin values (ms since the epoch) of
+// the page and, when the session ran in one, the worker.
+type TimeOrigins struct {
+	Page   float64 `json:"page"`
+	Worker float64 `json:"worker,omitempty"`
 }
 
 func (c Config) withDefaults() Config {
@@ -593,6 +607,9 @@ type Extra struct {
 	// replaced it as session.session_id.
 	ServerSessionID string `json:"server_session_id,omitempty"`
 	VideoFramesSent int    `json:"video_frames_sent,omitempty"`
+	// SessionThread and TimeOrigins: see Config.Thread.
+	SessionThread string       `json:"session_thread,omitempty"`
+	TimeOrigins   *TimeOrigins `json:"time_origins,omitempty"`
 }
 
 func (s *Session) traceLocked() *trace.Session {
@@ -620,6 +637,7 @@ func (s *Session) traceLocked() *trace.Session {
 		Transport: s.cfg.Transport, Clock: "client_monotonic", Playback: pb,
 		Pacing: SummarizeLag(s.lags), InputBytes: s.sentBytes,
 		Warnings: append([]string(nil), s.warnings...), VideoFramesSent: s.videoSent,
+		SessionThread: s.cfg.Thread, TimeOrigins: s.cfg.TimeOrigins,
 	}
 	if s.cfg.SessionID != "" {
 		ex.ServerSessionID = s.id

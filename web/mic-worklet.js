@@ -17,6 +17,9 @@
 //            that frame on streams the clip on its own clock (labels in ms of
 //            the clip are ms from the first append). When it runs out it
 //            posts {type:"clip-end", seq} once and continues with silence.
+// Session worker: {type:"port", port} hands the worklet a MessagePort to the
+// page's session Worker; from then on frames go only there (never through
+// the main thread) and clip-start / clip-end go to both.
 // Messages in: {type:"stop"} flushes a final partial frame ({final:true});
 // {type:"inject", pcm: Int16Array at 16 kHz, id} mixes a probe clip (barge-in,
 // backchannel…) into the outgoing stream from the next sample on and posts
@@ -54,12 +57,26 @@ class InputProcessor extends AudioWorkletProcessor {
     this.inj = null;
     this.injPos = 0;
     this.injID = "";
+    this.worker = null; // MessagePort to the session worker, when it runs there
     this.port.onmessage = (e) => this.onMessage(e.data);
+  }
+
+  // toWorker posts to the session worker when there is one, else the page.
+  toWorker(m, transfer) {
+    (this.worker || this.port).postMessage(m, transfer || []);
+  }
+
+  // toBoth posts to the page and, when there is one, the session worker.
+  toBoth(m) {
+    this.port.postMessage(m);
+    if (this.worker) this.worker.postMessage(m);
   }
 
   onMessage(m) {
     if (!m) return;
-    if (m.type === "clip") {
+    if (m.type === "port") {
+      this.worker = m.port;
+    } else if (m.type === "clip") {
       this.pending = m.pcm; // started at the next frame boundary (process)
       this.audible = !!m.audible;
     } else if (m.type === "inject") {
@@ -139,7 +156,7 @@ class InputProcessor extends AudioWorkletProcessor {
     const pcm = new Uint8Array(n * 2);
     const dv = new DataView(pcm.buffer);
     for (let i = 0; i < n; i++) dv.setInt16(i * 2, this.frame[i], true);
-    this.port.postMessage(
+    this.toWorker(
       {
         type: "frame",
         seq: this.seq++,
@@ -187,7 +204,7 @@ class InputProcessor extends AudioWorkletProcessor {
         this.clipPos = 0;
         this.clipEnded = false;
         start = -i; // clip position at this quantum's first sample
-        this.port.postMessage({ type: "clip-start", seq: this.seq });
+        this.toBoth({ type: "clip-start", seq: this.seq });
       }
       const j = this.clipPos++;
       const v = this.clip && j < this.clip.length ? this.clip[j] / 32768 : 0;
@@ -195,7 +212,7 @@ class InputProcessor extends AudioWorkletProcessor {
     }
     if (this.clip && !this.clipEnded && this.clipPos >= this.clip.length) {
       this.clipEnded = true;
-      this.port.postMessage({ type: "clip-end", seq: this.seq, ctxTime: currentTime });
+      this.toBoth({ type: "clip-end", seq: this.seq, ctxTime: currentTime });
     }
     if (this.audible && this.clip && out) {
       for (let c = 0; c < out.length; c++) {

@@ -14,6 +14,9 @@
 //   {type:"cleared", id, played, dropped, ctxTime}
 //   {type:"underrun", id, samples, count, ctxTime} playback starved mid-response (rebuffers)
 //   {type:"level", rms, peak, ctxTime}           every ~50 ms
+// Session worker: {type:"port", port} gives the worklet a MessagePort to the
+// page's session Worker; push/done/clear are then accepted on it too, and
+// every message out goes to both (the worker acks, the page draws).
 // Jitter buffer: playback of a response starts when prebufferMs is queued or
 // the response is done; after an underrun it rebuffers the same amount.
 // 5 ms fades at start and on starvation avoid clicks.
@@ -32,7 +35,14 @@ class PlaybackProcessor extends AudioWorkletProcessor {
     this.sumSq = 0;
     this.peak = 0;
     this.levelN = 0;
+    this.worker = null;
     this.port.onmessage = (e) => this.onMessage(e.data);
+  }
+
+  // post sends m to the page and, when there is one, the session worker.
+  post(m) {
+    this.port.postMessage(m);
+    if (this.worker) this.worker.postMessage(m);
   }
 
   get(id) {
@@ -46,6 +56,11 @@ class PlaybackProcessor extends AudioWorkletProcessor {
   }
 
   onMessage(m) {
+    if (m && m.type === "port") {
+      this.worker = m.port;
+      this.worker.onmessage = (e) => this.onMessage(e.data);
+      return;
+    }
     if (!m || !m.id) return;
     const r = this.get(m.id);
     if (m.type === "push") {
@@ -65,7 +80,7 @@ class PlaybackProcessor extends AudioWorkletProcessor {
       r.queued = 0;
       r.cleared = true;
       r.done = true;
-      this.port.postMessage({ type: "cleared", id: m.id, played: r.played, dropped: dropped, ctxTime: currentTime });
+      this.post({ type: "cleared", id: m.id, played: r.played, dropped: dropped, ctxTime: currentTime });
     }
   }
 
@@ -75,7 +90,7 @@ class PlaybackProcessor extends AudioWorkletProcessor {
       const id = this.order[0];
       const r = this.resp.get(id);
       if (r.queued > 0 || !r.done) return id;
-      if (!r.cleared) this.port.postMessage({ type: "drained", id: id, played: r.played, ctxTime: t });
+      if (!r.cleared) this.post({ type: "drained", id: id, played: r.played, ctxTime: t });
       this.order.shift();
       this.resp.delete(id);
       this.playing = false;
@@ -106,12 +121,12 @@ class PlaybackProcessor extends AudioWorkletProcessor {
         // Starved mid-response: rebuffer.
         this.playing = false;
         this.underruns++;
-        this.port.postMessage({ type: "underrun", id: id, samples: 0, count: this.underruns, ctxTime: t });
+        this.post({ type: "underrun", id: id, samples: 0, count: this.underruns, ctxTime: t });
         continue;
       }
       if (!r.started) {
         r.started = true;
-        this.port.postMessage({ type: "start", id: id, ctxTime: t });
+        this.post({ type: "start", id: id, ctxTime: t });
       }
       const c = r.chunks[0];
       const take = Math.min(n - i, c.length - r.off);
@@ -141,10 +156,10 @@ class PlaybackProcessor extends AudioWorkletProcessor {
       const id = this.order.length ? this.order[0] : null;
       if (id !== null) {
         const r = this.resp.get(id);
-        if (r && r.started) this.port.postMessage({ type: "progress", id: id, played: r.played, ctxTime: currentTime });
+        if (r && r.started) this.post({ type: "progress", id: id, played: r.played, ctxTime: currentTime });
       }
       const rms = this.levelN ? Math.sqrt(this.sumSq / this.levelN) : 0;
-      this.port.postMessage({ type: "level", rms: rms, peak: this.peak, ctxTime: currentTime, underrunSamples: this.underrunSamples });
+      this.post({ type: "level", rms: rms, peak: this.peak, ctxTime: currentTime, underrunSamples: this.underrunSamples });
       this.sumSq = 0;
       this.peak = 0;
       this.levelN = 0;

@@ -1,0 +1,277 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v10/pkg/app"
+
+	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// Session threads (URL parameter session_thread).
+const (
+	threadWorker = "worker" // the session runs in a Web Worker (default)
+	threadMain   = "main"   // the page's main thread: the baseline
+)
+
+// workerStart is the session the page asks the worker for (cmd/worker's
+// startConfig).
+type workerStart struct {
+	URL          string  `json:"url"`
+	Model        string  `json:"model"`
+	FrameMs      int     `json:"frame_ms"`
+	Transport    string  `json:"transport"`
+	NativeDuplex bool    `json:"native_duplex"`
+	SampleID     string  `json:"sample_id"`
+	Split        string  `json:"split"`
+	PageOrigin   float64 `json:"page_origin"`
+	ClipMode     bool    `json:"clip_mode"`
+}
+
+// workerClosed is what the worker sends when the session is closed.
+type workerClosed struct {
+	Result struct {
+		SessionID   string           `json:"session_id"`
+		Pacing      session.LagStats `json:"pacing"`
+		PacingLagMs []float64        `json:"pacing_lag_ms"`
+		Incomplete  bool             `json:"incomplete"`
+		Warnings    []string         `json:"warnings"`
+	}
+	Trace *trace.Session
+	Err   error
+}
+
+// workerHooks are the page's handlers for the worker's messages; they run
+// in the Worker's onmessage callback (never block).
+type workerHooks struct {
+	Event func(trace.Event)
+	State func(session.State, error)
+	Sent  func(f inputFrame, sentMs float64)
+}
+
+// workerSession is the page's handle on a session running in the session
+// worker (cmd/worker): the worker owns the socket, the send schedule, the
+// stamps, the player feed and the acks; the page gets the wire log as it
+// grows and draws.
+type workerSession struct {
+	w      app.Value
+	fns    []app.Func
+	hooks  workerHooks
+	opened chan error // nil on ready
+	closed chan workerClosed
+
+	mu          sync.Mutex
+	id, tick    string
+	clockTimer float64
+}
+
+// startWorkerSession starts the worker, gives it direct ports to both
+// worklets, and waits until the session is open (or failed to open).
+func startWorkerSession(ctx context.Context, g *audioGraph, cfg workerStart, h workerHooks) (*workerSession, error) {
+	win := app.Window()
+	ctor := win.Get("Worker")
+	if ctor.IsUndefined() {
+		return nil, errors.New("this browser has no Web Workers (use session_thread=main)")
+	}
+	cfg.PageOrigin = win.Get("performance").Get("timeOrigin").Float()
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ws := &workerSession{hooks: h, opened: make(chan error, 1), closed: make(chan workerClosed, 1)}
+	ws.w = ctor.New("/web/session-worker.js")
+	onMsg := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		ws.onMessage(args[0].Get("data"))
+		return nil
+	})
+	onErr := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		msg := "the session worker failed to load"
+		if len(args) > 0 && !args[0].Get("message").IsUndefined() {
+			msg += ": " + args[0].Get("message").String()
+		}
+		ws.fail(errors.New(msg))
+		return nil
+	})
+	ws.fns = append(ws.fns, onMsg, onErr)
+	ws.w.Set("onmessage", onMsg)
+	ws.w.Set("onerror", onErr)
+	mc := win.Get("MessageChannel")
+	in, out := mc.New(), mc.New()
+	g.inNode.Get("port").Call("postMessage", map[string]any{"type": "port", "port": in.Get("port1")}, []any{in.Get("port1")})
+	g.outNode.Get("port").Call("postMessage", map[string]any{"type": "port", "port": out.Get("port1")}, []any{out.Get("port1")})
+	ws.w.Call("postMessage", map[string]any{
+		"type": "start", "config": string(b), "input": in.Get("port2"), "playback": out.Get("port2"),
+	}, []any{in.Get("port2"), out.Get("port2")})
+	ws.startClock(g)
+	select {
+	case err := <-ws.opened:
+		if err != nil {
+			ws.release()
+			return nil, err
+		}
+		return ws, nil
+	case <-ctx.Done():
+		ws.release()
+		return nil, ctx.Err()
+	}
+}
+
+// startClock posts the playback context's clock on the page's timeline,
+// so the worker puts played_at_ms on it without asking the page. A busy
+// page only makes the pair older; the mapping is linear.
+func (ws *workerSession) startClock(g *audioGraph) {
+	post := func() {
+		ts := g.outCtx.Call("getOutputTimestamp")
+		ct, pt := ts.Get("contextTime"), ts.Get("performanceTime")
+		if ct.IsUndefined() || pt.IsUndefined() || pt.Float() == 0 {
+			return
+		}
+		ws.w.Call("postMessage", map[string]any{"type": "clock", "ctx_time": ct.Float(), "perf_ms": pt.Float()})
+	}
+	fn := app.FuncOf(func(app.Value, []app.Value) any { post(); return nil })
+	ws.fns = append(ws.fns, fn)
+	ws.mu.Lock()
+	ws.clockTimer = app.Window().Call("setInterval", fn, 250).Float()
+	ws.mu.Unlock()
+}
+
+func (ws *workerSession) fail(err error) {
+	select {
+	case ws.opened <- err:
+	default:
+	}
+	var c workerClosed
+	c.Err = err
+	select {
+	case ws.closed <- c:
+	default:
+	}
+	if ws.hooks.State != nil {
+		ws.hooks.State(session.StateFailed, err)
+	}
+}
+
+func recordFrom(s string) error {
+	if s == "" {
+		return nil
+	}
+	var r session.ErrorRecord
+	if json.Unmarshal([]byte(s), &r) != nil {
+		return errors.New(s)
+	}
+	return r.Err()
+}
+
+func (ws *workerSession) onMessage(d app.Value) {
+	switch d.Get("type").String() {
+	case "event":
+		if ws.hooks.Event != nil {
+			ws.hooks.Event(trace.Event{TMs: d.Get("t_ms").Float(), Dir: d.Get("dir").String(), Event: json.RawMessage(d.Get("event").String())})
+		}
+	case "sent":
+		if ws.hooks.Sent != nil {
+			f := inputFrame{Seq: d.Get("seq").Int(), PCM: bytesFromJS(d.Get("pcm")), RMS: d.Get("rms").Float()}
+			ws.hooks.Sent(f, d.Get("sent_ms").Float())
+		}
+	case "state":
+		if ws.hooks.State != nil {
+			ws.hooks.State(session.State(d.Get("state").String()), recordFrom(d.Get("error").String()))
+		}
+	case "ready":
+		ws.mu.Lock()
+		ws.id, ws.tick = d.Get("session_id").String(), d.Get("tick_warning").String()
+		ws.mu.Unlock()
+		select {
+		case ws.opened <- nil:
+		default:
+		}
+	case "dial_error":
+		select {
+		case ws.opened <- recordFrom(d.Get("error").String()):
+		default:
+		}
+	case "closed":
+		var c workerClosed
+		_ = json.Unmarshal([]byte(d.Get("result").String()), &c.Result)
+		if t := d.Get("trace").String(); t != "" {
+			var tr trace.Session
+			if err := json.Unmarshal([]byte(t), &tr); err == nil {
+				c.Trace = &tr
+			} else {
+				c.Err = fmt.Errorf("the session worker's wire log did not decode: %w", err)
+			}
+		}
+		if err := recordFrom(d.Get("error").String()); err != nil {
+			c.Err = err
+		}
+		select {
+		case ws.closed <- c:
+		default:
+		}
+	case "fatal":
+		ws.fail(errors.New(d.Get("text").String()))
+	}
+}
+
+// ID is the session id the server gave.
+func (ws *workerSession) ID() string { ws.mu.Lock(); defer ws.mu.Unlock(); return ws.id }
+
+// TickWarning is the session's frame-size warning.
+func (ws *workerSession) TickWarning() string { ws.mu.Lock(); defer ws.mu.Unlock(); return ws.tick }
+
+// Note adds a wire-log annotation (in the worker's log, at its instant).
+func (ws *workerSession) Note(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ws.w.Call("postMessage", map[string]any{"type": "note", "note": string(b)})
+	return nil
+}
+
+// StopInput tells the worker to send no more frames.
+func (ws *workerSession) StopInput() { ws.w.Call("postMessage", map[string]any{"type": "stop"}) }
+
+// Finish commits, waits for the last responses and closes, in the worker;
+// it returns the wire log and the result.
+func (ws *workerSession) Finish(ctx context.Context) (*session.Result, *trace.Session, error) {
+	ws.w.Call("postMessage", map[string]any{"type": "finish"})
+	var c workerClosed
+	select {
+	case c = <-ws.closed:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	if c.Trace == nil {
+		return nil, nil, c.Err
+	}
+	res := &session.Result{SessionID: c.Result.SessionID, Trace: c.Trace, Pacing: c.Result.Pacing,
+		Incomplete: c.Result.Incomplete, Warnings: c.Result.Warnings, Err: c.Err}
+	for _, ms := range c.Result.PacingLagMs {
+		res.PacingLag = append(res.PacingLag, time.Duration(ms*float64(time.Millisecond)))
+	}
+	return res, c.Trace, c.Err
+}
+
+// release ends the worker and frees the callbacks.
+func (ws *workerSession) release() {
+	if ws == nil {
+		return
+	}
+	ws.w.Call("postMessage", map[string]any{"type": "cancel"})
+	ws.w.Call("terminate")
+	ws.mu.Lock()
+	id := ws.clockTimer
+	ws.mu.Unlock()
+	app.Window().Call("clearInterval", id)
+	for _, f := range ws.fns {
+		f.Release()
+	}
+	ws.fns = nil
+}

@@ -1,0 +1,417 @@
+//go:build js
+
+package main
+
+// Messages (postMessage; JSON payloads are strings so Go decodes them with
+// encoding/json, not field by field through syscall/js):
+//
+// page → worker
+//
+//	{type:"start", config: JSON startConfig, input: MessagePort, playback: MessagePort}
+//	{type:"note", note: JSON}              a wire-log annotation (session.Note)
+//	{type:"clock", ctx_time, perf_ms}      the playback context's clock on the page's timeline
+//	{type:"stop"}                          input ended: send no more frames
+//	{type:"finish"}                        commit, wait for the responses, close; answers "closed"
+//	{type:"cancel"}                        abandon the session
+//
+// worker → page
+//
+//	{type:"ready", session_id, tick_warning, worker_origin}
+//	{type:"dial_error", error: JSON session.ErrorRecord}
+//	{type:"event", t_ms, dir, event}       every wire-log entry, in order
+//	{type:"state", state, error}           lifecycle (error: JSON or "")
+//	{type:"sent", seq, rms, sent_ms, pcm}  a frame went out (pcm: Uint8Array, transferred)
+//	{type:"closed", result: JSON closedResult, trace: JSON, error: JSON or ""}
+//	{type:"fatal", text}                   the worker itself failed
+//
+// input port (from the input AudioWorklet): {type:"frame", seq, pcm, rms, …},
+// {type:"clip-start", seq}. playback port (to and from the playback
+// AudioWorklet): push/done/clear out; start/progress/drained/cleared/underrun in.
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"syscall/js"
+
+	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// startConfig is the session the page asks for.
+type startConfig struct {
+	URL          string  `json:"url"`
+	Model        string  `json:"model"`
+	FrameMs      int     `json:"frame_ms"`
+	Transport    string  `json:"transport"`
+	NativeDuplex bool    `json:"native_duplex"`
+	SampleID     string  `json:"sample_id"`
+	Split        string  `json:"split"`
+	PageOrigin   float64 `json:"page_origin"` // the page's performance.timeOrigin
+	ClipMode     bool    `json:"clip_mode"`   // input is a clip: send from its clip-start frame on
+}
+
+// closedResult is session.Result without its Go-only fields.
+type closedResult struct {
+	SessionID   string           `json:"session_id"`
+	Pacing      session.LagStats `json:"pacing"`
+	PacingLagMs []float64        `json:"pacing_lag_ms"`
+	Incomplete  bool             `json:"incomplete"`
+	Warnings    []string         `json:"warnings,omitempty"`
+}
+
+type frame struct {
+	seq int
+	pcm []byte
+	rms float64
+}
+
+type worker struct {
+	self js.Value
+	ctx  context.Context
+	stop context.CancelFunc
+
+	mu         sync.Mutex
+	cfg        startConfig
+	sess       *session.Session
+	ready      bool
+	stopped    bool
+	lastSeq    int // last input frame seen (−1: none)
+	minSeq     int // first frame to send
+	clipStart  int // clip mode: seq of the clip's first frame (−1: not yet)
+	frames     chan frame
+	acks       chan ackReq
+	feed       session.PlaybackFeed
+	playAcks   session.PlaybackAcks
+	play       js.Value // the playback worklet's port
+	clockCtx   float64  // playback context time …
+	clockPerf  float64  // … and the same instant on the page's timeline
+	clockKnown bool
+	funcs      []js.Func
+}
+
+type ackReq struct {
+	id string
+	ms int
+}
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &worker{self: js.Global(), ctx: ctx, stop: cancel, lastSeq: -1, clipStart: -1,
+		frames: make(chan frame, 512), acks: make(chan ackReq, 256)}
+	onMsg := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		w.onPage(args[0].Get("data"))
+		return nil
+	})
+	w.self.Set("onmessage", onMsg)
+	// Messages that came while the wasm compiled (session-worker.js queued them).
+	if q := w.self.Get("__dsQueue"); q.Type() == js.TypeObject {
+		for i := 0; i < q.Length(); i++ {
+			w.onPage(q.Index(i).Get("data"))
+		}
+		w.self.Set("__dsQueue", js.Undefined())
+	}
+	<-ctx.Done()
+}
+
+func (w *worker) post(m map[string]any, transfer ...any) {
+	if len(transfer) > 0 {
+		w.self.Call("postMessage", m, transfer)
+		return
+	}
+	w.self.Call("postMessage", m)
+}
+
+func (w *worker) fatal(text string) { w.post(map[string]any{"type": "fatal", "text": text}) }
+
+func (w *worker) onPage(d js.Value) {
+	if d.Type() != js.TypeObject {
+		return
+	}
+	switch d.Get("type").String() {
+	case "start":
+		var cfg startConfig
+		if err := json.Unmarshal([]byte(d.Get("config").String()), &cfg); err != nil {
+			w.fatal("bad start message: " + err.Error())
+			return
+		}
+		w.start(cfg, d.Get("input"), d.Get("playback"))
+	case "note":
+		var n json.RawMessage
+		if json.Unmarshal([]byte(d.Get("note").String()), &n) == nil {
+			if s := w.session(); s != nil {
+				_ = s.Note(n)
+			}
+		}
+	case "clock":
+		w.mu.Lock()
+		w.clockCtx, w.clockPerf, w.clockKnown = d.Get("ctx_time").Float(), d.Get("perf_ms").Float(), true
+		w.mu.Unlock()
+	case "stop":
+		w.mu.Lock()
+		w.stopped, w.ready = true, false
+		w.mu.Unlock()
+	case "finish":
+		go w.finish()
+	case "cancel":
+		w.stop()
+	}
+}
+
+func (w *worker) session() *session.Session {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sess
+}
+
+// start maps the clock, wires both worklet ports and dials.
+func (w *worker) start(cfg startConfig, input, playback js.Value) {
+	perf := w.self.Get("performance")
+	workerOrigin := perf.Get("timeOrigin").Float()
+	session.SetTimelineOffset(workerOrigin - cfg.PageOrigin)
+	w.mu.Lock()
+	w.cfg, w.play = cfg, playback
+	w.mu.Unlock()
+	in := js.FuncOf(func(_ js.Value, args []js.Value) any { w.onInput(args[0].Get("data")); return nil })
+	out := js.FuncOf(func(_ js.Value, args []js.Value) any { w.onPlayback(args[0].Get("data")); return nil })
+	w.funcs = append(w.funcs, in, out)
+	input.Set("onmessage", in)
+	playback.Set("onmessage", out)
+	go w.dial(workerOrigin)
+}
+
+func (w *worker) dial(workerOrigin float64) {
+	w.mu.Lock()
+	cfg := w.cfg
+	w.mu.Unlock()
+	scfg := &session.Config{
+		URL: cfg.URL, Model: cfg.Model, FrameMs: cfg.FrameMs, Transport: cfg.Transport,
+		NativeDuplex: cfg.NativeDuplex, ExternalPlayback: true,
+		Thread:      "worker",
+		TimeOrigins: &session.TimeOrigins{Page: cfg.PageOrigin, Worker: workerOrigin},
+		Observers:   []session.Observer{session.ObserverFuncs{Event: w.onEvent, State: w.onState}},
+	}
+	if cfg.SampleID != "" {
+		scfg.SampleID, scfg.Split = cfg.SampleID, cfg.Split
+	}
+	s, err := session.Dial(w.ctx, scfg)
+	if err != nil {
+		b, _ := json.Marshal(session.RecordError(err))
+		w.post(map[string]any{"type": "dial_error", "error": string(b)})
+		return
+	}
+	w.mu.Lock()
+	w.sess = s
+	w.ready = !w.stopped
+	// Frames captured while we dialed are not sent: the stream starts with
+	// fresh audio (the frame in progress now is partly old: skip it too).
+	w.minSeq = w.lastSeq + 2
+	w.mu.Unlock()
+	w.post(map[string]any{"type": "ready", "session_id": s.ID(), "tick_warning": s.TickWarning(), "worker_origin": workerOrigin})
+	go w.ackLoop(s)
+	go w.sendLoop(s)
+}
+
+// onInput gets the input worklet's messages (JS callback: never block).
+func (w *worker) onInput(d js.Value) {
+	switch d.Get("type").String() {
+	case "clip-start":
+		w.mu.Lock()
+		if w.clipStart < 0 {
+			w.clipStart = d.Get("seq").Int()
+		}
+		w.mu.Unlock()
+	case "frame":
+		seq := d.Get("seq").Int()
+		w.mu.Lock()
+		w.lastSeq = seq
+		send := w.ready && seq >= w.minSeq
+		if w.cfg.ClipMode {
+			// The clip is posted once the session is ready: every frame
+			// from its clip-start on is fresh (the page's rule).
+			send = w.ready && w.clipStart >= 0 && seq >= w.clipStart
+		}
+		w.mu.Unlock()
+		if !send {
+			return
+		}
+		u8 := d.Get("pcm")
+		pcm := make([]byte, u8.Get("length").Int())
+		js.CopyBytesToGo(pcm, u8)
+		select {
+		case w.frames <- frame{seq: seq, pcm: pcm, rms: d.Get("rms").Float()}:
+		default: // the page counts what was not sent from the "sent" messages
+		}
+	}
+}
+
+// sendLoop writes frames in order, off the port callback.
+func (w *worker) sendLoop(s *session.Session) {
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case f := <-w.frames:
+			w.mu.Lock()
+			stopped := w.stopped
+			w.mu.Unlock()
+			if stopped {
+				continue
+			}
+			if err := s.SendFrame(w.ctx, f.pcm); err != nil {
+				return // the session's state observer reports the failure
+			}
+			sentAt := session.PerfNow()
+			u8 := js.Global().Get("Uint8Array").New(len(f.pcm))
+			js.CopyBytesToJS(u8, f.pcm)
+			w.post(map[string]any{"type": "sent", "seq": f.seq, "rms": f.rms, "sent_ms": sentAt, "pcm": u8}, u8.Get("buffer"))
+		}
+	}
+}
+
+// onEvent forwards each wire-log entry to the page and feeds the player.
+func (w *worker) onEvent(ev trace.Event) {
+	w.post(map[string]any{"type": "event", "t_ms": ev.TMs, "dir": ev.Dir, "event": string(ev.Event)})
+	if ev.Dir != trace.DirRecv {
+		return
+	}
+	r, ok := session.DecodeReceived(ev.Event)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	act, _ := w.feed.Action(r)
+	play := w.play
+	w.mu.Unlock()
+	switch act {
+	case session.PlayPush:
+		u8 := js.Global().Get("Uint8Array").New(len(r.PCM))
+		js.CopyBytesToJS(u8, r.PCM)
+		play.Call("postMessage", map[string]any{"type": "push", "id": r.ID, "pcm": u8}, []any{u8.Get("buffer")})
+	case session.PlayDone:
+		play.Call("postMessage", map[string]any{"type": "done", "id": r.ID})
+	case session.PlayClear:
+		play.Call("postMessage", map[string]any{"type": "clear", "id": r.ID})
+	}
+}
+
+func (w *worker) onState(st session.State, err error) {
+	e := ""
+	if err != nil {
+		b, _ := json.Marshal(session.RecordError(err))
+		e = string(b)
+	}
+	w.post(map[string]any{"type": "state", "state": string(st), "error": e})
+}
+
+// onPlayback turns the playback worklet's reports into acks and notes,
+// here, so a busy page delays neither.
+func (w *worker) onPlayback(d js.Value) {
+	kind := d.Get("type").String()
+	id := ""
+	if v := d.Get("id"); v.Type() == js.TypeString {
+		id = v.String()
+	}
+	num := func(k string) int {
+		if v := d.Get(k); v.Type() == js.TypeNumber {
+			return v.Int()
+		}
+		return 0
+	}
+	w.mu.Lock()
+	s := w.sess
+	known := id != "" && w.feed.Known(id)
+	var note map[string]any
+	ack, ok := 0, false
+	if known {
+		ack, ok = w.playAcks.Report(kind, id, num("played"), audio.OutputRate)
+	}
+	switch kind {
+	case "start":
+		if known && ok {
+			note = map[string]any{"type": "duplexscope.playback", "event": "start", "response_id": id, "played_at_ms": w.ctxToPerfLocked(d.Get("ctxTime").Float()), "clock": "playback"}
+		}
+	case "cleared":
+		if known {
+			note = map[string]any{"type": "duplexscope.playback", "event": "cleared", "response_id": id, "played_ms": num("played") * 1000 / audio.OutputRate, "dropped_ms": num("dropped") * 1000 / audio.OutputRate}
+		}
+	case "underrun":
+		note = map[string]any{"type": "duplexscope.playback", "event": "underrun", "response_id": id, "count": num("count")}
+	}
+	w.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if note != nil {
+		_ = s.Note(note)
+	}
+	if ok {
+		select {
+		case w.acks <- ackReq{id: id, ms: ack}:
+		default: // a later (cumulative) ack supersedes this one
+		}
+	}
+}
+
+// ctxToPerfLocked maps a playback context time (s) onto the page's
+// timeline with the page's last getOutputTimestamp pair (the audio clock
+// and performance.now() run at the same rate to within ppm).
+func (w *worker) ctxToPerfLocked(ctxTime float64) float64 {
+	if !w.clockKnown {
+		return session.PerfNow()
+	}
+	return w.clockPerf + (ctxTime-w.clockCtx)*1000
+}
+
+func (w *worker) ackLoop(s *session.Session) {
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case a := <-w.acks:
+			_ = s.Played(w.ctx, a.id, a.ms)
+		}
+	}
+}
+
+// finish commits, waits, closes and sends the page the wire log.
+func (w *worker) finish() {
+	s := w.session()
+	if s == nil {
+		w.post(map[string]any{"type": "closed", "result": "{}", "trace": "", "error": ""})
+		return
+	}
+	w.mu.Lock()
+	w.stopped, w.ready = true, false
+	w.mu.Unlock()
+	var sessErr error
+	if err := s.Commit(w.ctx); err != nil {
+		sessErr = err
+	} else if err := s.Wait(w.ctx); err != nil {
+		sessErr = err
+	}
+	res, err := s.Close(w.ctx)
+	if sessErr == nil {
+		sessErr = err
+	}
+	tr := s.Trace()
+	var out closedResult
+	if res != nil {
+		if res.Trace != nil {
+			tr = res.Trace
+		}
+		out = closedResult{SessionID: res.SessionID, Pacing: res.Pacing, Incomplete: res.Incomplete, Warnings: res.Warnings}
+		for _, d := range res.PacingLag {
+			out.PacingLagMs = append(out.PacingLagMs, float64(d)/1e6)
+		}
+	}
+	rb, _ := json.Marshal(out)
+	tb, _ := json.Marshal(tr)
+	e := ""
+	if sessErr != nil {
+		b, _ := json.Marshal(session.RecordError(sessErr))
+		e = string(b)
+	}
+	w.post(map[string]any{"type": "closed", "result": string(rb), "trace": string(tb), "error": e})
+}
