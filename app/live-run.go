@@ -80,7 +80,7 @@ type liveRun struct {
 	cam   *camera // the camera source (Settings.Video == VideoCamera), else nil
 	// clipVideo: the dataset clip's frames (dataset:video), when no camera
 	clipVideo *session.ScheduledVideo
-	tickWarn  string // the session's frame-size warning (server tick)
+	tickWarn  string           // the session's frame-size warning (server tick)
 	sess      *session.Session // the session on the main thread (session_thread=main), else nil
 	worker    *workerSession   // the session in the session worker, else nil
 	feed      session.PlaybackFeed

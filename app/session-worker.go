@@ -66,8 +66,8 @@ type workerSession struct {
 	opened chan error // nil on ready
 	closed chan workerClosed
 
-	mu          sync.Mutex
-	id, tick    string
+	mu         sync.Mutex
+	id, tick   string
 	clockTimer float64
 }
 
