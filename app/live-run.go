@@ -892,10 +892,11 @@ func (r *liveRun) maybePublish(force bool) {
 		r.mu.Unlock()
 		return
 	}
-	if r.awaitingAudioLocked(now) && r.phase == phaseStreaming {
+	if r.worker == nil && r.awaitingAudioLocked(now) && r.phase == phaseStreaming {
 		// A response was created and its first audio is due: keep the main
 		// thread free so onmessage stamps that audio on time (a redraw here
 		// would delay the receive stamp and shorten the measured interval).
+		// A session in the worker is stamped there: draw at will.
 		r.mu.Unlock()
 		return
 	}

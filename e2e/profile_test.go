@@ -17,7 +17,8 @@ import (
 // TestPersonaPlexProfile runs the 80 ms PersonaPlex-like profile, which
 // truncates the model on barge-in (output_audio_buffer.cleared): the page
 // must drop the cleared audio, mark the response truncated, and still save
-// a report whose numbers match truth and replay.
+// a report whose numbers match truth and replay. It runs the coder
+// transport, which the session worker must run as well as the browser one.
 func TestPersonaPlexProfile(t *testing.T) {
 	requireBuild(t)
 	s := startStack(t)
@@ -25,9 +26,16 @@ func TestPersonaPlexProfile(t *testing.T) {
 	defer cancel()
 	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancelT()
-	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}, "profile": {"personaplex"}, "frame_ms": {"80"}, "model": {"personaplex"}, "probe_s": {"5,11,17"}}
+	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}, "profile": {"personaplex"}, "frame_ms": {"80"}, "model": {"personaplex"}, "probe_s": {"5,11,17"}, "transport": {"coder"}}
 	run := runPage(t, s, ctx, q, 3*time.Minute)
-	checkReport(t, s, run)
+	tr := checkReport(t, s, run)
+	wantThread(t, tr, "worker")
+	var ex struct {
+		Transport string `json:"transport"`
+	}
+	if err := json.Unmarshal(tr.Session.Extra, &ex); err != nil || ex.Transport != "coder" {
+		t.Errorf("wire log transport %q (%v), want coder", ex.Transport, err)
+	}
 	var rep struct {
 		Run struct {
 			FrameMs int    `json:"frame_ms"`
