@@ -238,6 +238,8 @@ func (r *liveRun) run(pageHost string, secure bool) {
 		Transport:        r.settings.Transport,
 		NativeDuplex:     strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"),
 		Observers:        []session.Observer{session.ObserverFuncs{Event: r.onEvent, State: r.onState}},
+		StallMs:          r.settings.StallMs,
+		StallEveryMs:     r.settings.StallEveryMs,
 	}
 	if clip != nil && r.settings.DatasetName() != "" {
 		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"

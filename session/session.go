@@ -59,6 +59,12 @@ type Config struct {
 	// duplexscope.server_session_id.
 	SessionID string
 	Observers []Observer // get every wire-log entry and lifecycle change
+
+	// StallMs and StallEveryMs record the page's debug main-thread stall
+	// (the page's stall_ms, stall_every_ms) in the wire log's duplexscope
+	// meta, so a stalled run is never read as a normal one; the session
+	// itself does nothing with them.
+	StallMs, StallEveryMs int
 }
 
 func (c Config) withDefaults() Config {
@@ -593,6 +599,9 @@ type Extra struct {
 	// replaced it as session.session_id.
 	ServerSessionID string `json:"server_session_id,omitempty"`
 	VideoFramesSent int    `json:"video_frames_sent,omitempty"`
+	// StallMs and StallEveryMs: Config's debug main-thread stall.
+	StallMs      int `json:"stall_ms,omitempty"`
+	StallEveryMs int `json:"stall_every_ms,omitempty"`
 }
 
 func (s *Session) traceLocked() *trace.Session {
@@ -620,6 +629,7 @@ func (s *Session) traceLocked() *trace.Session {
 		Transport: s.cfg.Transport, Clock: "client_monotonic", Playback: pb,
 		Pacing: SummarizeLag(s.lags), InputBytes: s.sentBytes,
 		Warnings: append([]string(nil), s.warnings...), VideoFramesSent: s.videoSent,
+		StallMs: s.cfg.StallMs, StallEveryMs: s.cfg.StallEveryMs,
 	}
 	if s.cfg.SessionID != "" {
 		ex.ServerSessionID = s.id
