@@ -35,6 +35,7 @@ func TestParseLoadSettings(t *testing.T) {
 		{"source=mic", func(s LoadSettings) bool { return s.Source == "dataset:builtin" }, "dataset:NAME"},
 		{"stall_ms=250&stall_every_ms=1000", func(s LoadSettings) bool { return s.StallMs == 250 && s.StallEveryMs == 1000 }, ""},
 		{"stall_ms=250&stall_every_ms=100", func(s LoadSettings) bool { return s.StallMs == 0 && s.StallEveryMs == 0 }, "stall_ms="},
+		{"session_thread=worker", func(s LoadSettings) bool { return s.SessionThread == SessionThreadMain }, "parameter of / only"},
 	}
 	for _, c := range cases {
 		q, _ := url.ParseQuery(c.query)
