@@ -207,8 +207,11 @@ func InputPCM(d time.Duration, offset int) ([]byte, error) {
 type FidelityResult struct {
 	Sessions int
 	Errors   Errors
-	Lags     []float64 // pacing lags of all frames, ms
-	Elapsed  time.Duration
+	// FrameErrs are the per-frame receive-stamp errors (FrameErrors) of
+	// every session, ms.
+	FrameErrs []float64
+	Lags      []float64 // pacing lags of all frames, ms
+	Elapsed   time.Duration
 }
 
 // RunSessions runs n concurrent session.Run sessions of d input each
@@ -246,6 +249,11 @@ func RunSessions(ctx context.Context, s *Sim, query string, n int, d, stagger ti
 			return res, results, err
 		}
 		res.Errors.Add(CompareTruth(ReceiveStamps(r.Trace.Events), tr))
+		fe, err := FrameErrors(r.Trace.Events, tr.Events)
+		if err != nil {
+			return res, results, fmt.Errorf("bench: session %d of %d: %w", i, n, err)
+		}
+		res.FrameErrs = append(res.FrameErrs, fe...)
 		res.Lags = append(res.Lags, PacingLags(r.Trace.Events)...)
 	}
 	return res, results, nil
