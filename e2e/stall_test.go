@@ -212,3 +212,85 @@ func runStalled(t *testing.T, s *stack, thread string) threadFigures {
 		WorkerOrigin: meta.TimeOrigins.Worker != nil && !math.IsNaN(*meta.TimeOrigins.Worker),
 	}
 }
+
+// TestStallParam: stall_ms/stall_every_ms really block the main thread of
+// / and /load (the longest event-loop gap over 2.5 s covers a stall), the
+// page says so, the form and links carry session_thread and the stall,
+// /load keeps session_thread out of its links, and a half-given stall is
+// an error on the page, not a silent run.
+func TestStallParam(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	// gapJS: the longest wait between two setTimeout(0) callbacks over
+	// 2.5 s, i.e. the longest time the page's main thread was not free.
+	const gapJS = `new Promise(function(done){var t0=performance.now(),last=t0,gap=0;function f(){var t=performance.now();gap=Math.max(gap,t-last);last=t;if(t-t0<2500){setTimeout(f,0)}else{done(gap)}}setTimeout(f,0)})`
+	cases := []struct {
+		name, path  string
+		banner      bool
+		thread      string // #in-session-thread value ("" = no such select)
+		link        string // id of the page's own link
+		linkHas     []string
+		linkHasNot  []string
+		errContains string
+	}{
+		{"dashboard stalled", "/?stall_ms=250&stall_every_ms=1000", true, "worker", "link-test", []string{"stall_ms=250", "stall_every_ms=1000", "session_thread=worker"}, nil, ""},
+		{"dashboard main thread, no stall", "/?session_thread=main", false, "main", "link-test", []string{"session_thread=main"}, []string{"stall_ms"}, ""},
+		{"load page stalled", "/load?stall_ms=250&stall_every_ms=1000", true, "", "link-load", []string{"stall_ms=250", "stall_every_ms=1000"}, []string{"session_thread"}, ""},
+		{"half a stall is an error", "/?stall_ms=250", false, "worker", "link-test", nil, []string{"stall_ms"}, "needs stall_every_ms"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+tc.path)); err != nil {
+				t.Fatal(err)
+			}
+			pageReady(t, ctx)
+			var st struct {
+				Banner, Thread, Link, Errors string
+			}
+			raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](fmt.Sprintf(`(function(){function g(id,f){var e=document.getElementById(id);return e?f(e):""}
+				return {Banner:g("stall-warning",function(e){return e.innerText}),Thread:g("in-session-thread",function(e){return e.value}),
+				Link:g(%q,function(e){return e.getAttribute("href")}),Errors:document.body.innerText}})()`, tc.link)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(raw, &st); err != nil {
+				t.Fatal(err)
+			}
+			if got := st.Banner != ""; got != tc.banner {
+				t.Errorf("stall banner %q, want shown = %v", st.Banner, tc.banner)
+			}
+			if tc.banner && !strings.Contains(st.Banner, "debug: main-thread stall 250 ms every 1000 ms is on") {
+				t.Errorf("stall banner %q does not name the stall", st.Banner)
+			}
+			if st.Thread != tc.thread {
+				t.Errorf("session thread select %q, want %q", st.Thread, tc.thread)
+			}
+			for _, w := range tc.linkHas {
+				if !strings.Contains(st.Link, w) {
+					t.Errorf("link %q does not carry %s", st.Link, w)
+				}
+			}
+			for _, w := range tc.linkHasNot {
+				if strings.Contains(st.Link, w) {
+					t.Errorf("link %q carries %s", st.Link, w)
+				}
+			}
+			if tc.errContains != "" && !strings.Contains(st.Errors, tc.errContains) {
+				t.Errorf("the page does not say %q", tc.errContains)
+			}
+			if !tc.banner {
+				return
+			}
+			gap, err := chromedp.Run(ctx, chromedp.Evaluate[float64](gapJS, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: longest main-thread gap over 2.5 s: %.0f ms", tc.path, gap)
+			if gap < 200 {
+				t.Errorf("longest main-thread gap %.0f ms over 2.5 s, want ≥ 200 ms: the 250 ms stall is not running", gap)
+			}
+		})
+	}
+}
