@@ -95,6 +95,13 @@ func (c *connectPanel) Render() app.UI {
 				v := ctx.JSSrc().Get("value").String()
 				c.set(ctx, func(s *Settings) { s.Video = v })
 			})),
+			fieldFor("in-session-thread", "Session runs in", "", app.Select().ID("in-session-thread").Body(
+				app.Option().Value(SessionThreadWorker).Text("worker thread").Selected(s.SessionThread != SessionThreadMain),
+				app.Option().Value(SessionThreadMain).Text("page main thread (baseline)").Selected(s.SessionThread == SessionThreadMain),
+			).OnChange(func(ctx app.Context, e app.Event) {
+				v := ctx.JSSrc().Get("value").String()
+				c.set(ctx, func(s *Settings) { s.SessionThread = v })
+			})),
 			app.If(s.Video == VideoCamera, func() app.UI {
 				return app.Div().ID(CameraPreviewID).Class("ds-camera").Title("camera preview")
 			}),

@@ -44,6 +44,7 @@ func (p *dashboardPage) OnNav(ctx app.Context) {
 	ctx.ObserveState(stateLive, &p.snap)
 	ctx.ObserveState(statePending, &p.pending)
 	if app.IsClient {
+		setStall(s.StallMs, s.StallEveryMs)
 		if n, err := strconv.Atoi(u.Query().Get("demo")); err == nil && n > 0 && !p.started {
 			p.started = true
 			runDemo(ctx, min(n, 2000))
@@ -87,6 +88,7 @@ func (p *dashboardPage) Render() app.UI {
 			OnChange: func(s Settings) { p.settings = s },
 			OnStart:  func(ctx app.Context) { p.start(ctx) },
 			OnStop:   func(ctx app.Context) { ctx.NewAction(actionStop) }},
+		stallBanner(p.settings.StallMs, p.settings.StallEveryMs),
 		&statusLine{Snap: p.snap, Pending: p.pending, Source: p.settings.Source, OnUseClips: func(ctx app.Context) {
 			p.settings.Source, p.settings.DroppedPCM, p.settings.DroppedName = SourceDataset+":builtin", nil, ""
 			p.start(ctx)

@@ -36,6 +36,12 @@ func TestParseSettingsRejectsUnknownValues(t *testing.T) {
 		{"transport=udp", []string{"transport=", `"udp"`, "browser or coder"}},
 		{"video=screen", []string{"video=", `"screen"`, "camera or off"}},
 		{"behavior=sings", []string{"behavior=", `"sings"`, "yields"}},
+		{"session_thread=gpu", []string{"session_thread=", `"gpu"`, "worker or main"}},
+		{"stall_ms=9000&stall_every_ms=10000", []string{"stall_ms=", `"9000"`, "0 to 5000"}},
+		{"stall_ms=10&stall_every_ms=20", []string{"stall_every_ms=", `"20"`, "50 to 60000"}},
+		{"stall_ms=500&stall_every_ms=400", []string{"stall_ms=", `"500"`, "less than stall_every_ms"}},
+		{"stall_ms=250", []string{"stall_ms=", `"250"`, "needs stall_every_ms"}},
+		{"stall_every_ms=1000", []string{"stall_every_ms=", `"1000"`, "needs stall_ms"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
@@ -108,7 +114,11 @@ func TestUnknownParams(t *testing.T) {
 	if len(errs) != 2 || !strings.HasPrefix(errs[0].Error(), `frame="123": unknown parameter`) || !strings.HasPrefix(errs[1].Error(), `zz="1"`) {
 		t.Errorf("errors %v, want frame and zz reported, in order", errs)
 	}
-	q, _ = url.ParseQuery("levels=1,2&run_id=x&source=dataset:builtin")
+	q, _ = url.ParseQuery("session_thread=main&stall_ms=250&stall_every_ms=1000")
+	if errs := UnknownParams(q, SettingsParams, []string{"demo"}); len(errs) != 0 {
+		t.Errorf("session_thread / stall parameters reported as unknown on /: %v", errs)
+	}
+	q, _ = url.ParseQuery("levels=1,2&run_id=x&source=dataset:builtin&stall_ms=250&stall_every_ms=1000")
 	if errs := UnknownParams(q, SettingsParams, LoadParams); len(errs) != 0 {
 		t.Errorf("load parameters reported as unknown: %v", errs)
 	}

@@ -82,13 +82,14 @@ func TestHandlerPageIsSelfContained(t *testing.T) {
 
 // pageParams are every URL parameter the page reads (ParseSettings,
 // ParseLoadSettings, the dashboard's demo).
-var pageParams = []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "demo", "levels", "join_s", "run_id", "shard", "watch"}
+var pageParams = []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "session_thread", "stall_ms", "stall_every_ms", "demo", "levels", "join_s", "run_id", "shard", "watch"}
 
 // TestPageParamsListed keeps pageParams complete: every parameter the
 // page's own links carry is in it.
 func TestPageParamsListed(t *testing.T) {
 	s := LoadSettings{Settings: Settings{URL: "ws://h/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 80, Profile: "p", Behavior: "yields",
-		Proxy: true, DurationS: 1, Audible: true, Transport: "coder", Probes: []ProbeAt{{Kind: "interruption", OffsetS: 4}}},
+		Proxy: true, DurationS: 1, Audible: true, Transport: "coder", Probes: []ProbeAt{{Kind: "interruption", OffsetS: 4}},
+		SessionThread: SessionThreadMain, StallMs: 250, StallEveryMs: 1000},
 		Levels: []int{1}, JoinS: 2, RunID: "r", Shard: 1, Shards: 2, Watch: true}
 	for k := range s.Query() {
 		if !slices.Contains(pageParams, k) {

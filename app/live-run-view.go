@@ -63,7 +63,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		TabHidden: r.tabHidden, PacingMaxMs: p.MaxMs, FrameMs: r.settings.FrameMs,
 		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.legacySeen,
 		FramesDropped: r.framesDropped, Incomplete: r.result != nil && r.result.Incomplete,
-		FrameTick: r.tickWarn,
+		FrameTick: r.tickWarn, StallMs: r.settings.StallMs, StallEveryMs: r.settings.StallEveryMs,
 	}
 	if r.cam != nil || r.clipVideo != nil {
 		in.Camera = "Camera"

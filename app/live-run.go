@@ -261,14 +261,15 @@ func (r *liveRun) run(pageHost string, secure bool) {
 // the default, except session_thread=main and runs with video (the worker
 // has no camera or clip-video source).
 func (r *liveRun) inWorker() bool {
-	return r.settings.SessionThread != threadMain && r.cam == nil && r.clipVideo == nil
+	return r.settings.SessionThread != SessionThreadMain && r.cam == nil && r.clipVideo == nil
 }
 
 // dialWorker opens the session in the session worker; false: failed (shown).
 func (r *liveRun) dialWorker(g *audioGraph, url string, clip bool) bool {
-	cfg := workerStart{
+	cfg := session.WorkerStart{
 		URL: url, Model: r.settings.Model, FrameMs: r.settings.FrameMs, Transport: r.settings.Transport,
 		NativeDuplex: strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"), ClipMode: clip,
+		StallMs: r.settings.StallMs, StallEveryMs: r.settings.StallEveryMs,
 	}
 	if clip && r.settings.DatasetName() != "" {
 		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
@@ -296,8 +297,10 @@ func (r *liveRun) dialMain(g *audioGraph, url string, clip bool) bool {
 		Transport:        r.settings.Transport,
 		NativeDuplex:     strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"),
 		Observers:        []session.Observer{session.ObserverFuncs{Event: r.onEvent, State: r.onState}},
-		Thread:           threadMain,
+		Thread:           SessionThreadMain,
 		TimeOrigins:      &session.TimeOrigins{Page: pageTimeOrigin()},
+		StallMs:          r.settings.StallMs,
+		StallEveryMs:     r.settings.StallEveryMs,
 	}
 	if clip && r.settings.DatasetName() != "" {
 		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
@@ -533,22 +536,7 @@ func (r *liveRun) closeSession() (*session.Result, *trace.Session, error) {
 		ws.release()
 		return res, tr, err
 	}
-	s := r.sess
-	var sessErr error
-	if err := s.Commit(r.ctx); err != nil {
-		sessErr = err
-	} else if err := s.Wait(r.ctx); err != nil {
-		sessErr = err
-	}
-	res, err := s.Close(r.ctx)
-	if sessErr == nil {
-		sessErr = err
-	}
-	tr := s.Trace()
-	if res != nil && res.Trace != nil {
-		tr = res.Trace
-	}
-	return res, tr, sessErr
+	return r.sess.Finish(r.ctx)
 }
 
 // setShareProgress updates the share box's upload words.

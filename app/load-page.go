@@ -38,6 +38,9 @@ func (p *loadPage) OnNav(ctx app.Context) {
 		p.notes = append(p.notes, "Ignored URL parameter: "+e.Error())
 	}
 	ctx.ObserveState(stateLoad, &p.snap)
+	if app.IsClient {
+		setStall(s.StallMs, s.StallEveryMs)
+	}
 	if app.IsClient && s.Autostart && len(errs) > 0 {
 		// Never run a silently different curve: the errors are read first.
 		p.notes = append(p.notes, "autostart=1 was not followed because of the errors above: press Start to run what the form shows.")
@@ -120,6 +123,7 @@ func (p *loadPage) Render() app.UI {
 			}),
 			app.Range(p.notes).Slice(func(i int) app.UI { return app.P().Class("ds-hint ds-error").Text(p.notes[i]) }),
 		),
+		stallBanner(s.StallMs, s.StallEveryMs),
 		app.P().ID("load-status").Class(statusClass(snap.Phase)).Attr("data-phase", snap.Phase).Text(orText(snap.Status, "Ready. Press Start.")),
 		app.If(snap.Error != "" && snap.Phase != phaseFailed, func() app.UI { return app.P().Class("ds-status ds-error").Text(snap.Error) }),
 		&shareBox{Share: snap.Share, Phase: snap.Phase},

@@ -33,6 +33,7 @@ const DefaultJoinS = 1.0
 func DefaultLoadSettings(host string, secure bool) LoadSettings {
 	s := DefaultSettings(host, secure)
 	s.Source = SourceDataset + ":builtin"
+	s.SessionThread = SessionThreadMain // the load page's sessions run on its main thread
 	return LoadSettings{Settings: s, Levels: append([]int(nil), loadcurve.DefaultLevels...), JoinS: DefaultJoinS}
 }
 
@@ -45,6 +46,11 @@ func ParseLoadSettings(q url.Values, def LoadSettings) (LoadSettings, []error) {
 	base, errs := ParseSettings(q, def.Settings)
 	s := def
 	s.Settings = base
+	if v := q.Get("session_thread"); v != "" {
+		// Only / can move its session into a worker; never pretend.
+		errs = append(errs, fmt.Errorf("session_thread=%q: the load page runs its sessions on its main thread; session_thread is a parameter of / only", v))
+		s.SessionThread = def.SessionThread
+	}
 	if s.DatasetName() == "" {
 		errs = append(errs, fmt.Errorf("source=%q: a load curve streams dataset clips; want dataset:NAME", s.Source))
 		s.Source = def.Source
@@ -105,6 +111,7 @@ func ParseLoadSettings(q url.Values, def LoadSettings) (LoadSettings, []error) {
 // Query returns the URL parameters that reproduce s.
 func (s LoadSettings) Query() url.Values {
 	q := s.Settings.Query()
+	q.Del("session_thread") // not a /load parameter
 	var lv []string
 	for _, n := range s.Levels {
 		lv = append(lv, strconv.Itoa(n))

@@ -33,6 +33,9 @@ func TestParseLoadSettings(t *testing.T) {
 		{"run_id=a%20b", func(s LoadSettings) bool { return s.RunID == "" }, "run_id="},
 		{"watch=1", func(s LoadSettings) bool { return !s.Watch }, "needs run_id"},
 		{"source=mic", func(s LoadSettings) bool { return s.Source == "dataset:builtin" }, "dataset:NAME"},
+		{"stall_ms=250&stall_every_ms=1000", func(s LoadSettings) bool { return s.StallMs == 250 && s.StallEveryMs == 1000 }, ""},
+		{"stall_ms=250&stall_every_ms=100", func(s LoadSettings) bool { return s.StallMs == 0 && s.StallEveryMs == 0 }, "stall_ms="},
+		{"session_thread=worker", func(s LoadSettings) bool { return s.SessionThread == SessionThreadMain }, "parameter of / only"},
 	}
 	for _, c := range cases {
 		q, _ := url.ParseQuery(c.query)
@@ -50,7 +53,8 @@ func TestParseLoadSettings(t *testing.T) {
 		}
 		// The link to the test reproduces the settings.
 		back, errs := ParseLoadSettings(s.Query(), def)
-		if len(errs) > 0 || !reflect.DeepEqual(back.Levels, s.Levels) || back.JoinS != s.JoinS || back.RunID != s.RunID || back.Shard != s.Shard || back.Watch != s.Watch {
+		if len(errs) > 0 || !reflect.DeepEqual(back.Levels, s.Levels) || back.JoinS != s.JoinS || back.RunID != s.RunID || back.Shard != s.Shard || back.Watch != s.Watch ||
+			back.StallMs != s.StallMs || back.StallEveryMs != s.StallEveryMs {
 			t.Errorf("%q: Query() round trip %+v (%v), want %+v", c.query, back, errs, s)
 		}
 	}

@@ -248,6 +248,7 @@ func (r *loadRun) dial(ls *loadSess) {
 	}
 	cfg := &session.Config{URL: url, Model: r.s.Model, FrameMs: r.s.FrameMs, Transport: r.s.Transport,
 		CompletionTimeout: 2 * time.Minute, SampleID: fmt.Sprintf("load%d-%d", ls.level, ls.index), Split: "load",
+		StallMs: r.s.StallMs, StallEveryMs: r.s.StallEveryMs,
 		Observers: []session.Observer{session.ObserverFuncs{Event: func(ev trace.Event) { r.observe(ls, ev) }}}}
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {

@@ -33,10 +33,6 @@ type Settings struct {
 	// "coder" (coder/websocket, stamped when Read returns) — for the
 	// stamping benchmark.
 	Transport string
-	// SessionThread is where the page's session runs: "worker" (default,
-	// a Web Worker: cmd/worker) or "main" (the page's main thread, the
-	// baseline). Runs with video always use the main thread.
-	SessionThread string
 	// Probes are the scheduled probes, in time order: each kind's standard
 	// clip is mixed in after OffsetS seconds of sent input
 	// (probe_s=4,backchannel@9.5; a bare number is an interruption).
@@ -46,11 +42,37 @@ type Settings struct {
 	// VideoCamera (the latest ~1 fps camera JPEG rides the next append).
 	Video string
 
+	// SessionThread is where the page's session (socket, send schedule,
+	// receive stamps) runs: SessionThreadWorker (the default, a Web
+	// Worker no page work can delay) or SessionThreadMain (the page's main
+	// thread, kept as the baseline). Runs with video use the main thread:
+	// the worker has no video source.
+	SessionThread string
+	// StallMs and StallEveryMs are the debug main-thread stall
+	// (stall_ms, stall_every_ms): the page busy-loops StallMs ms every
+	// StallEveryMs ms while it is open, to show what main-thread load does
+	// to the numbers. 0: off.
+	StallMs, StallEveryMs int
+
 	// DroppedPCM is a WAV the user dropped on the page, as 16 kHz PCM16
 	// (DroppedName its file name); it replaces the mic when set.
 	DroppedPCM  []byte
 	DroppedName string
 }
+
+// Values of Settings.SessionThread (session_thread=).
+const (
+	SessionThreadWorker = "worker"
+	SessionThreadMain   = "main"
+)
+
+// Bounds of the debug stall parameters (a stall must leave the page
+// some time to run, and a link cannot freeze a tab for long).
+const (
+	MaxStallMs      = 5000
+	MinStallEveryMs = 50
+	MaxStallEveryMs = 60000
+)
 
 // FrameSizes are the selectable input frame sizes in ms.
 var FrameSizes = []int{80, 200, 1000}
@@ -68,11 +90,13 @@ func DefaultSettings(host string, secure bool) Settings {
 		Source:  SourceMic,
 		FrameMs: 200,
 		View:    "live",
+
+		SessionThread: SessionThreadWorker,
 	}
 }
 
 // SettingsParams are the URL parameters ParseSettings reads.
-var SettingsParams = []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "video", "transport"}
+var SettingsParams = []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "video", "transport", "session_thread", "stall_ms", "stall_every_ms"}
 
 // ParseSettings applies the page's URL query to def. Bad values are
 // reported, naming the parameter, the value and what is accepted (and the
@@ -181,7 +205,48 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 			errs = append(errs, fmt.Errorf("transport=%q: want browser or coder", v))
 		}
 	}
+	if v := q.Get("session_thread"); v != "" {
+		if v == SessionThreadWorker || v == SessionThreadMain {
+			s.SessionThread = v
+		} else {
+			errs = append(errs, fmt.Errorf("session_thread=%q: want worker or main", v))
+		}
+	}
+	if ms, every, err := parseStall(q.Get("stall_ms"), q.Get("stall_every_ms")); err != nil {
+		errs = append(errs, err...)
+	} else if ms > 0 {
+		s.StallMs, s.StallEveryMs = ms, every
+	}
 	return s, errs
+}
+
+// parseStall reads stall_ms and stall_every_ms (both or neither); any bad
+// value refuses the stall as a whole (no stall runs).
+func parseStall(msV, everyV string) (ms, every int, errs []error) {
+	if msV == "" && everyV == "" {
+		return 0, 0, nil
+	}
+	ms, err := strconv.Atoi(msV)
+	if msV != "" && (err != nil || ms < 0 || ms > MaxStallMs) {
+		errs = append(errs, fmt.Errorf("stall_ms=%q: want a whole number of milliseconds, 0 to %d", msV, MaxStallMs))
+	}
+	every, err = strconv.Atoi(everyV)
+	if everyV != "" && (err != nil || every < MinStallEveryMs || every > MaxStallEveryMs) {
+		errs = append(errs, fmt.Errorf("stall_every_ms=%q: want a whole number of milliseconds, %d to %d", everyV, MinStallEveryMs, MaxStallEveryMs))
+	}
+	switch {
+	case len(errs) > 0:
+	case msV == "":
+		errs = append(errs, fmt.Errorf("stall_every_ms=%q needs stall_ms (the busy time of each stall)", everyV))
+	case everyV == "":
+		errs = append(errs, fmt.Errorf("stall_ms=%q needs stall_every_ms (how often the stall repeats)", msV))
+	case ms >= every:
+		errs = append(errs, fmt.Errorf("stall_ms=%q: want less than stall_every_ms=%q (the page must get some time to run)", msV, everyV))
+	}
+	if len(errs) > 0 {
+		return 0, 0, errs
+	}
+	return ms, every, nil
 }
 
 // UnknownParams reports the parameters of q that are not in known (a
@@ -268,6 +333,13 @@ func (s Settings) Query() url.Values {
 	}
 	if s.Transport != "" {
 		q.Set("transport", s.Transport)
+	}
+	if s.SessionThread != "" {
+		q.Set("session_thread", s.SessionThread)
+	}
+	if s.StallMs > 0 {
+		q.Set("stall_ms", strconv.Itoa(s.StallMs))
+		q.Set("stall_every_ms", strconv.Itoa(s.StallEveryMs))
 	}
 	if s.Video == VideoCamera {
 		q.Set("video", VideoCamera)

@@ -20,7 +20,7 @@ func TestParseSettings(t *testing.T) {
 		{"defaults", "", def, 0},
 		{"all", "url=ws%3A%2F%2Fexample.test%3A9000%2Fv1%2Frealtime&model=openbmb%2FMiniCPM-o-4_5&source=dataset%3Abuiltin&frame_ms=80&profile=personaplex&autostart=1&duration_s=12.5&proxy=1",
 			Settings{URL: "ws://example.test:9000/v1/realtime", Model: "openbmb/MiniCPM-o-4_5", Source: "dataset:builtin", FrameMs: 80,
-				Profile: "personaplex", Proxy: true, Autostart: true, DurationS: 12.5, View: "live"}, 0},
+				Profile: "personaplex", Proxy: true, Autostart: true, DurationS: 12.5, View: "live", SessionThread: SessionThreadWorker}, 0},
 		{"bad values keep defaults", "frame_ms=-3&duration_s=x&source=camera", def, 3},
 		{"behaviours", "source=dataset%3Aturntaking&behavior=interrupts_pauses%2C+holds_floor%2C",
 			func() Settings {
@@ -37,6 +37,19 @@ func TestParseSettings(t *testing.T) {
 		}(), 0},
 		{"video off", "video=off", func() Settings { s := def; s.Video = VideoOff; return s }(), 0},
 		{"bad video keeps the default", "video=screen", def, 1},
+		{"main thread", "session_thread=main", func() Settings { s := def; s.SessionThread = SessionThreadMain; return s }(), 0},
+		{"worker thread is the default", "session_thread=worker", def, 0},
+		{"bad session thread keeps the default", "session_thread=both", def, 1},
+		{"stall", "stall_ms=250&stall_every_ms=1000", func() Settings { s := def; s.StallMs, s.StallEveryMs = 250, 1000; return s }(), 0},
+		{"stall bounds", "stall_ms=5000&stall_every_ms=60000", func() Settings { s := def; s.StallMs, s.StallEveryMs = 5000, 60000; return s }(), 0},
+		{"stall off", "stall_ms=0&stall_every_ms=50", def, 0},
+		{"stall too long", "stall_ms=5001&stall_every_ms=60000", def, 1},
+		{"stall too often", "stall_ms=10&stall_every_ms=49", def, 1},
+		{"stall period too long", "stall_ms=10&stall_every_ms=60001", def, 1},
+		{"stall not shorter than its period", "stall_ms=1000&stall_every_ms=1000", def, 1},
+		{"stall without period", "stall_ms=250", def, 1},
+		{"period without stall", "stall_every_ms=1000", def, 1},
+		{"both stall values bad", "stall_ms=-1&stall_every_ms=x", def, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,13 +79,23 @@ func TestDefaultSettingsSecure(t *testing.T) {
 func TestSettingsQueryRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "test", Behavior: "yields,slow_takeover", Proxy: true, DurationS: 3, View: "live",
-		Transport: "coder", Video: VideoCamera, Probes: []ProbeAt{{"interruption", 4}, {"backchannel", 9.5}, {"interruption", 12.5}}}
+		Transport: "coder", Video: VideoCamera, Probes: []ProbeAt{{"interruption", 4}, {"backchannel", 9.5}, {"interruption", 12.5}},
+		SessionThread: SessionThreadMain, StallMs: 250, StallEveryMs: 1000}
 	got, errs := ParseSettings(s.Query(), DefaultSettings("x", false))
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
 	if diff := cmp.Diff(s, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
+	}
+	// The default thread round-trips too, and a link names it (a link
+	// reproduces the test even if the default changes).
+	d := DefaultSettings("x", false)
+	if q := d.Query(); q.Get("session_thread") != SessionThreadWorker || q.Has("stall_ms") || q.Has("stall_every_ms") {
+		t.Errorf("default link %q: want session_thread=worker and no stall", q.Encode())
+	}
+	if got, errs := ParseSettings(d.Query(), d); len(errs) != 0 || !cmp.Equal(d, got) {
+		t.Errorf("default settings round trip: %v %s", errs, cmp.Diff(d, got))
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -14,37 +13,11 @@ import (
 	"github.com/duplexscope/duplexscope/trace"
 )
 
-// Session threads (URL parameter session_thread).
-const (
-	threadWorker = "worker" // the session runs in a Web Worker (default)
-	threadMain   = "main"   // the page's main thread: the baseline
-)
-
-// workerStart is the session the page asks the worker for (cmd/worker's
-// startConfig).
-type workerStart struct {
-	URL          string  `json:"url"`
-	Model        string  `json:"model"`
-	FrameMs      int     `json:"frame_ms"`
-	Transport    string  `json:"transport"`
-	NativeDuplex bool    `json:"native_duplex"`
-	SampleID     string  `json:"sample_id"`
-	Split        string  `json:"split"`
-	PageOrigin   float64 `json:"page_origin"`
-	ClipMode     bool    `json:"clip_mode"`
-}
-
 // workerClosed is what the worker sends when the session is closed.
 type workerClosed struct {
-	Result struct {
-		SessionID   string           `json:"session_id"`
-		Pacing      session.LagStats `json:"pacing"`
-		PacingLagMs []float64        `json:"pacing_lag_ms"`
-		Incomplete  bool             `json:"incomplete"`
-		Warnings    []string         `json:"warnings"`
-	}
-	Trace *trace.Session
-	Err   error
+	Result session.WorkerResult
+	Trace  *trace.Session
+	Err    error
 }
 
 // workerHooks are the page's handlers for the worker's messages; they run
@@ -73,7 +46,7 @@ type workerSession struct {
 
 // startWorkerSession starts the worker, gives it direct ports to both
 // worklets, and waits until the session is open (or failed to open).
-func startWorkerSession(ctx context.Context, g *audioGraph, cfg workerStart, h workerHooks) (*workerSession, error) {
+func startWorkerSession(ctx context.Context, g *audioGraph, cfg session.WorkerStart, h workerHooks) (*workerSession, error) {
 	win := app.Window()
 	ctor := win.Get("Worker")
 	if ctor.IsUndefined() {
@@ -251,12 +224,7 @@ func (ws *workerSession) Finish(ctx context.Context) (*session.Result, *trace.Se
 	if c.Trace == nil {
 		return nil, nil, c.Err
 	}
-	res := &session.Result{SessionID: c.Result.SessionID, Trace: c.Trace, Pacing: c.Result.Pacing,
-		Incomplete: c.Result.Incomplete, Warnings: c.Result.Warnings, Err: c.Err}
-	for _, ms := range c.Result.PacingLagMs {
-		res.PacingLag = append(res.PacingLag, time.Duration(ms*float64(time.Millisecond)))
-	}
-	return res, c.Trace, c.Err
+	return c.Result.Result(c.Trace, c.Err), c.Trace, c.Err
 }
 
 // release ends the worker and frees the callbacks.

@@ -27,6 +27,8 @@ type warnInput struct {
 	LegacyNames   bool
 	FramesDropped int
 	FrameTick     string // the session's frame-size warning (append size vs the server's tick)
+	// StallMs/StallEveryMs: the debug main-thread stall that was on.
+	StallMs, StallEveryMs int
 }
 
 // computeWarnings returns the validity warnings in a fixed order.
@@ -34,6 +36,9 @@ func computeWarnings(in warnInput) []warning {
 	var out []warning
 	add := func(code string, bad bool, format string, args ...any) {
 		out = append(out, warning{Code: code, Bad: bad, Message: fmt.Sprintf(format, args...)})
+	}
+	if in.StallMs > 0 {
+		add(report.WarnMainThreadStall, false, "Debug: the page's main thread was kept busy %d ms every %d ms on purpose (stall_ms, stall_every_ms): the numbers show what main-thread load does, not a normal run.", in.StallMs, in.StallEveryMs)
 	}
 	if in.TabHidden {
 		add(report.WarnTabHidden, false, "The tab was hidden during the run. Audio pacing comes from the audio clock, but the browser may have delayed the page's other work.")

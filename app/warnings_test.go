@@ -28,6 +28,7 @@ func TestComputeWarnings(t *testing.T) {
 			[]string{report.WarnTabHidden, report.WarnPacingLag, report.WarnPacingLag, report.WarnAudioRateMismatch, report.WarnRTF,
 				report.WarnServerMetricsMissing, report.WarnPlaybackUnderrun, report.WarnLegacyEventNames, report.WarnIncompleteSession}},
 		{"lag of exactly one frame is fine", warnInput{FrameMs: 80, PacingMaxMs: 80}, nil},
+		{"debug stall is named", warnInput{FrameMs: 200, StallMs: 250, StallEveryMs: 1000}, []string{report.WarnMainThreadStall}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -168,8 +168,15 @@ type pageSession struct {
 	FirstPointMs        float64 // navigation → first TTFP chart point drawn
 	FirstAudioTruthMs   float64 // simulator: session open → first audio emitted
 	Errors              Errors
+	FrameErrs           []float64 // per-frame receive-stamp errors (FrameErrors)
 	Lags                []float64 // page's pacing lags (wire log)
 	IntervalLags        []float64 // setInterval baseline lags, same page, same time
+	Buffering           []float64 // per response: heard TTFP − client TTFP (PlaybackBuffering)
+	FramesDropped       int       // input frames the page dropped (its pacing_lag warning)
+	// Thread is where the wire log says the session ran: "worker" when it
+	// names a worker time origin (session.duplexscope.time_origins.worker),
+	// else "main".
+	Thread string
 }
 
 // setIntervalJS starts the setInterval(200 ms) baseline pacer in the page:
@@ -177,9 +184,13 @@ type pageSession struct {
 const setIntervalJS = `(function(){window.__si=[];var t0=performance.now(),k=0;window.__siTimer=setInterval(function(){k++;window.__si.push(performance.now()-t0-k*200);},200);return true;})()`
 
 // runPage streams the builtin dataset from the page for d with transport
-// and returns the archived session's errors against the truth.
-func runPage(ctx context.Context, b *browser, st *stack, transport string, d time.Duration) (*pageSession, error) {
+// (and the extra page parameters, e.g. session_thread, stall_ms) and
+// returns the archived session's errors against the truth.
+func runPage(ctx context.Context, b *browser, st *stack, transport string, d time.Duration, extra url.Values) (*pageSession, error) {
 	q := url.Values{"source": {"dataset:builtin"}, "profile": {"periodic"}, "duration_s": {fmt.Sprint(d.Seconds())}, "autostart": {"1"}, "transport": {transport}}
+	for k, v := range extra {
+		q[k] = v
+	}
 	if err := chromedp.Do(b.ctx, chromedp.Navigate(st.URL+"/?"+q.Encode())); err != nil {
 		return nil, fmt.Errorf("bench: navigate: %w", err)
 	}
@@ -219,10 +230,18 @@ func runPage(ctx context.Context, b *browser, st *stack, transport string, d tim
 		ps.FirstPointMs = v
 	}
 	var rep struct {
-		Sessions []struct {
+		Metrics struct {
+			Requests []json.RawMessage `json:"duplex_request_metrics"`
+		} `json:"metrics"`
+		Responses []HeardResponse `json:"responses"`
+		Sessions  []struct {
 			SessionID string `json:"session_id"`
 			WireLog   string `json:"wire_log"`
 		} `json:"sessions"`
+		Warnings []struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"warnings"`
 	}
 	if err := getJSON(ctx, st.URL+"/api/reports/"+ps.ReportID, &rep); err != nil {
 		return nil, err
@@ -255,7 +274,26 @@ func runPage(ctx context.Context, b *browser, st *stack, transport string, d tim
 		}
 	}
 	ps.Errors = CompareTruth(ReceiveStamps(tr.Events), truth)
+	if ps.FrameErrs, err = FrameErrors(tr.Events, truth.Events); err != nil {
+		return nil, err
+	}
 	ps.Lags = PacingLags(tr.Events)
+	ps.Buffering = PlaybackBuffering(rep.Metrics.Requests, rep.Responses)
+	for _, w := range rep.Warnings {
+		var n int
+		if _, err := fmt.Sscanf(w.Message, "%d input frames could not be sent in time and were dropped", &n); err == nil && w.Code == "pacing_lag" {
+			ps.FramesDropped += n
+		}
+	}
+	var meta struct {
+		TimeOrigins struct {
+			Worker *float64 `json:"worker"`
+		} `json:"time_origins"`
+	}
+	ps.Thread = "main"
+	if json.Unmarshal(tr.Session.Extra, &meta) == nil && meta.TimeOrigins.Worker != nil {
+		ps.Thread = "worker"
+	}
 	return ps, nil
 }
 

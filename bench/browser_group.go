@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -135,7 +137,7 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 			sec.Err = err
 			return sec
 		}
-		ps, err := runPage(ctx, b, st, t.name, t.d)
+		ps, err := runPage(ctx, b, st, t.name, t.d, nil)
 		b.cancel()
 		if err != nil {
 			sec.Err = fmt.Errorf("bench: browser session (transport=%s): %w", t.name, err)
@@ -171,8 +173,122 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	sec.table([]string{"transport", "interval", "n", "p50 ms", "p99 ms", "max ms", "p99 ÷ native p99"}, fidRows)
 	sec.printf("### Pacing in the browser\n\nThe page's per-frame pacing lag (wire-log `duplexscope.pacing` `lag_ms` = send instant − (stream start + bytes ÷ 32 000 s), page clock; jitter = p99 of |lag|, since an AudioWorklet-clocked frame can also leave early against that ideal schedule). Drift (signed) = median lag of the last 50 frames − of the first 50. Baseline: a `setInterval(…, 200)` loop started in the same page by chromedp `Evaluate`, its lag against start + k·200 ms.\n\n")
 	sec.table([]string{"transport", "pacer", "frames", "\\|lag\\| p50 ms", "\\|lag\\| p99 ms (jitter)", "\\|lag\\| max ms", "drift ms", "jitter ÷ setInterval"}, paceRows)
+	if err := threadRows(ctx, c, sh, sec, st); err != nil {
+		sec.Err = err
+		return sec
+	}
 	if firstLive != nil && firstLive.FirstPointMs > 0 {
 		sec.printf("Live session (transport=browser): navigation → first TTFP point drawn %.0f ms, of which the simulator needed %.0f ms from session open to its first audio (3 s of input before the `periodic` profile answers); the rest, %.0f ms, is page load, connect and draw.\n\n", firstLive.FirstPointMs, firstLive.FirstAudioTruthMs, firstLive.FirstPointMs-firstLive.FirstAudioTruthMs)
 	}
 	return sec
+}
+
+// Stall is the debug main-thread stall of the session-thread rows (issue
+// 17): the page busy-loops StallMs every StallEveryMs.
+const (
+	StallMs      = 250
+	StallEveryMs = 1000
+)
+
+// threadRows measures one page session per session_thread (worker, main),
+// each without and with the main-thread stall: fidelity per server frame
+// against the simulator's truth (seeded as the native concurrency-1 run),
+// pacing lags and drift, and playback buffering, with the issue's goals on
+// the worker rows and the main-thread rows as their baseline.
+func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *stack) error {
+	type row struct {
+		thread string
+		stall  int
+		d      time.Duration
+		ps     *pageSession
+	}
+	var rows []*row
+	for _, th := range []struct {
+		name string
+		d    time.Duration
+	}{{"worker", c.ThreadWorker}, {"main", c.ThreadMain}} {
+		for _, stall := range []int{0, StallMs} {
+			rows = append(rows, &row{thread: th.name, stall: stall, d: th.d})
+		}
+	}
+	target := "ws" + strings.TrimPrefix(st.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d", SimSeed)
+	for _, r := range rows {
+		extra := url.Values{"url": {target}, "session_thread": {r.thread}}
+		if r.stall > 0 {
+			extra.Set("stall_ms", fmt.Sprint(r.stall))
+			extra.Set("stall_every_ms", fmt.Sprint(StallEveryMs))
+		}
+		c.logf("browser: session_thread=%s stall_ms=%d for %v", r.thread, r.stall, r.d)
+		b, err := newBrowser(c.Chromium)
+		if err != nil {
+			return err
+		}
+		r.ps, err = runPage(ctx, b, st, "browser", r.d, extra)
+		b.cancel()
+		if err != nil {
+			return fmt.Errorf("bench: browser session (session_thread=%s, stall_ms=%d): %w", r.thread, r.stall, err)
+		}
+	}
+	frameBase, respBase := nan(), nan()
+	if v, ok := sh.NativeP99["frames-1"]; ok {
+		frameBase = v
+	}
+	if v, ok := sh.NativeP99["session-1"]; ok {
+		respBase = v
+	}
+	stallName := func(ms int) string {
+		if ms == 0 {
+			return "0 (off)"
+		}
+		return fmt.Sprintf("%d every %d ms", ms, StallEveryMs)
+	}
+	var fid, pace, buf [][]string
+	p50 := map[string]float64{} // thread/stall → buffering p50
+	for _, r := range rows {
+		ps := r.ps
+		fd, rd := Summarize(Abs(ps.FrameErrs)), Summarize(Abs(ps.Errors.All()))
+		pd := Summarize(Abs(ps.Lags))
+		dr := Drift(ps.Lags)
+		bd := Summarize(ps.Buffering)
+		p50[fmt.Sprint(r.thread, r.stall)] = bd.P50
+		fid = append(fid, []string{r.thread, stallName(r.stall), ps.Thread, fmt.Sprint(r.d), fmt.Sprint(fd.N), fmtMs(fd.P50), fmtMs(fd.P99), fmtMs(fd.Max), fmtX(Ratio(fd.P99, frameBase)), fmt.Sprint(rd.N), fmtMs(rd.P99), fmtX(Ratio(rd.P99, respBase))})
+		pace = append(pace, []string{r.thread, stallName(r.stall), ps.Thread, fmt.Sprint(r.d), fmt.Sprint(pd.N), fmt.Sprint(ps.FramesDropped), fmtMs(pd.P50), fmtMs(pd.P99), fmtMs(pd.Max), fmtMs(dr)})
+		buf = append(buf, []string{r.thread, stallName(r.stall), ps.Thread, fmt.Sprint(bd.N), fmtMs(bd.P50), fmtMs(bd.P99)})
+		if r.thread != "worker" {
+			continue
+		}
+		name := fmt.Sprintf("session_thread=worker, stall_ms=%d", r.stall)
+		ran := ""
+		if ps.Thread != "worker" {
+			ran = " The wire log names no worker time origin: this session ran on the page's main thread."
+		}
+		if fd.N < 300 {
+			ran += fmt.Sprintf(" Only %d frame intervals were pooled (the goal wants ≥ 300): lengthen the session.", fd.N)
+		}
+		sec.goalLE("browser fidelity p99 ÷ native p99 (c=1), "+name, Ratio(fd.P99, frameBase), 1.5, "×",
+			fmt.Sprintf("Per-frame |client − true| p99 %.3f ms against the native runner's %.3f ms in this run.%s", fd.P99, frameBase, ran))
+		sec.goalLE(fmt.Sprintf("browser pacing |lag| p99, %v, %s", r.d, name), pd.P99, 5, "ms",
+			"The page's send schedule still waits for something other than the audio clock (see the table: the main-thread rows are the baseline)."+ran)
+		sec.goalLE(fmt.Sprintf("browser pacing drift after %v, %s (absolute value)", r.d, name), math.Abs(dr), 200, "ms (one frame)",
+			"The lag grows over the run: frames wait between the AudioWorklet and the send."+ran)
+		sec.goalLE(fmt.Sprintf("no input frame dropped, %s", name), float64(ps.FramesDropped), 0, "frames", "The page could not send every frame in time (its pacing_lag warning)."+ran)
+	}
+	sec.printf("### Session thread and main-thread stall\n\n"+
+		"One page session per row, charts live, source `dataset:builtin`, simulator profile `periodic` seeded `sim_seed=%d` (as the native concurrency-1 run), default transport; `session_thread=worker|main` picks where the page's session runs, and the stall rows add `stall_ms=%d&stall_every_ms=%d` (the page's main thread busy-loops %d ms every second for the whole session). "+
+		"*Ran in* is what the archived wire log says (`session.duplexscope.time_origins.worker` present → worker). The main-thread rows are the baseline the worker rows are judged against.\n\n", SimSeed, StallMs, StallEveryMs, StallMs)
+	sec.printf("Fidelity: per server frame, |client receive interval − simulator's true emit interval| for consecutive frames (`bench.FrameErrors`), ms; ratio = p99 ÷ the native runner's per-frame p99 at concurrency 1 in this run (%s ms). Per response: the three intervals of the table above pooled, ratio against the native pooled p99 (%s ms).\n\n", fmtMs(frameBase), fmtMs(respBase))
+	sec.table([]string{"session_thread", "stall_ms", "ran in", "input", "frame intervals", "p50 ms", "p99 ms", "max ms", "p99 ÷ native p99", "per-response n", "per-response p99 ms", "÷ native"}, fid)
+	sec.printf("Pacing: wire-log `duplexscope.pacing` `lag_ms`, page clock; drift = median lag of the last 50 frames − of the first 50; dropped = frames the page could not send (its `pacing_lag` warning).\n\n")
+	sec.table([]string{"session_thread", "stall_ms", "ran in", "input", "frames", "dropped", "\\|lag\\| p50 ms", "\\|lag\\| p99 ms", "\\|lag\\| max ms", "drift ms"}, pace)
+	sec.printf("Playback buffering: per response, heard TTFP − client TTFP from the archived report (`responses[].heard_ttfp_ms` − the row's `client_ttfp_ms`): how long the first audio waited between its receive stamp and its first sample played (client receive clock → playback clock).\n\n")
+	sec.table([]string{"session_thread", "stall_ms", "ran in", "responses", "p50 ms", "p99 ms"}, buf)
+	for _, th := range []string{"worker", "main"} {
+		d := math.Abs(p50[fmt.Sprint(th, StallMs)] - p50[fmt.Sprint(th, 0)])
+		sec.printf("Buffering p50 with − without the stall, session_thread=%s: %s ms.\n\n", th, fmtMs(d))
+		if th == "worker" {
+			sec.goalLE("playback buffering p50, with − without the stall, session_thread=worker", d, 5, "ms",
+				"The stall still delays the first sample played (the playback path waits for the main thread).")
+		}
+	}
+	return nil
 }

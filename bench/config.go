@@ -24,14 +24,21 @@ type Config struct {
 	CapacitySteps           []int
 	FPSWindow               time.Duration // rAF counting window
 	BenchTime, ArchiveBench string        // -benchtime for metrics / server benchmarks
+
+	// ThreadWorker and ThreadMain are the session lengths of the
+	// session_thread=worker and =main rows (each run without and with the
+	// main-thread stall): the worker's pacing goal is over 10 minutes, the
+	// main-thread baseline needs ≥ 300 frame intervals.
+	ThreadWorker, ThreadMain time.Duration
 }
 
-// FullConfig is `make bench` (≈ 23 minutes on 2 cores, plus make wasm).
+// FullConfig is `make bench` (≈ 50 minutes on 2 cores, plus make wasm).
 func FullConfig() Config {
 	return Config{
 		Chromium: "/usr/bin/chromium", Root: ".",
 		Fidelity1: 40 * time.Second, Fidelity16: 20 * time.Second,
 		PacingNative: 10 * time.Minute, PacingBrowser: 2 * time.Minute, BrowserCoder: 30 * time.Second,
+		ThreadWorker: 10 * time.Minute, ThreadMain: 2 * time.Minute,
 		CapacityStep: 20 * time.Second, CapacitySteps: []int{16, 32, 64, 128, 256, 512, 1024},
 		FPSWindow: 8 * time.Second, BenchTime: "1s", ArchiveBench: "500ms",
 	}
@@ -43,6 +50,7 @@ func QuickConfig() Config {
 	c.Quick = true
 	c.Fidelity1, c.Fidelity16 = 7*time.Second, 4*time.Second
 	c.PacingNative, c.PacingBrowser, c.BrowserCoder = 5*time.Second, 7*time.Second, 7*time.Second
+	c.ThreadWorker, c.ThreadMain = 6*time.Second, 6*time.Second
 	c.CapacityStep, c.CapacitySteps = 4*time.Second, []int{16}
 	c.FPSWindow = 2 * time.Second
 	c.BenchTime, c.ArchiveBench = "1x", "1x"
@@ -57,5 +65,7 @@ func (c *Config) logf(format string, a ...any) {
 
 // Shared holds figures one group measures and another uses as baseline.
 type Shared struct {
-	NativeP99 map[string]float64 // "session-1" → pooled |error| p99 (ms)
+	// NativeP99: "session-1" → pooled per-response |error| p99 (ms);
+	// "frames-1" → per-frame |error| p99 (FrameErrors).
+	NativeP99 map[string]float64
 }

@@ -20,5 +20,5 @@
 // the clocks' origins. Pacing lags are on the client send clock.
 //
 // Run it with `go run ./bench/cmd/bench -out BENCHMARKS.md` (full, about
-// 24 minutes on 2 cores) or `-quick` (a smoke run of a few minutes).
+// 50 minutes on 2 cores) or `-quick` (a smoke run of a few minutes).
 package bench

@@ -115,6 +115,75 @@ func CompareTruth(st map[string]*Stamps, tr Truth) Errors {
 	return e
 }
 
+// FrameErrors pairs the wire log's received frames with the simulator's
+// emitted frames (one websocket keeps order, so the k-th received is the
+// k-th emitted) and returns, for each consecutive pair, the client receive
+// interval minus the true emit interval (ms): the receive-stamp error of
+// every server frame, not only of the few per-response instants. Pairing
+// stops at the end of either list; a frame whose type disagrees is an
+// error (the lists are not the same stream), never silently paired.
+func FrameErrors(events []trace.Event, truth []TruthEvent) ([]float64, error) {
+	var out []float64
+	k := 0
+	var prevC, prevT float64
+	for _, e := range events {
+		if e.Dir != trace.DirRecv {
+			continue
+		}
+		if k >= len(truth) {
+			break
+		}
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(e.Event, &ev); err != nil {
+			return out, fmt.Errorf("bench: received frame %d at %.3f ms: %w", k, e.TMs, err)
+		}
+		if ev.Type != truth[k].Type {
+			return out, fmt.Errorf("bench: received frame %d is %q, the simulator's frame %d is %q: the wire log and the truth are not the same stream", k, ev.Type, k, truth[k].Type)
+		}
+		if k > 0 {
+			out = append(out, (e.TMs-prevC)-(truth[k].TMs-prevT))
+		}
+		prevC, prevT = e.TMs, truth[k].TMs
+		k++
+	}
+	return out, nil
+}
+
+// PlaybackBuffering returns, per response with both, heard_ttfp_ms −
+// client_ttfp_ms of a page report: response.created receive → first
+// sample played minus → first audio packet received, i.e. how long the
+// first audio waited in the page's playback path (the client receive clock
+// and the playback clock mapped onto it). rows are the report's
+// metrics.duplex_request_metrics, heard its responses[].
+func PlaybackBuffering(rows []json.RawMessage, heard []HeardResponse) []float64 {
+	client := map[string]float64{}
+	for _, raw := range rows {
+		var r struct {
+			ResponseID   string   `json:"response_id"`
+			ClientTTFPMs *float64 `json:"client_ttfp_ms"`
+		}
+		if json.Unmarshal(raw, &r) == nil && r.ClientTTFPMs != nil {
+			client[r.ResponseID] = *r.ClientTTFPMs
+		}
+	}
+	var out []float64
+	for _, h := range heard {
+		if c, ok := client[h.ResponseID]; ok && h.HeardTTFPMs != nil {
+			out = append(out, *h.HeardTTFPMs-c)
+		}
+	}
+	return out
+}
+
+// HeardResponse is the part of a report's responses[] PlaybackBuffering
+// reads.
+type HeardResponse struct {
+	ResponseID  string   `json:"response_id"`
+	HeardTTFPMs *float64 `json:"heard_ttfp_ms"`
+}
+
 // InputPCM returns d of 16 kHz PCM16 input: the builtin dataset's clips
 // (speech with pauses) repeated, starting at clip offset.
 func InputPCM(d time.Duration, offset int) ([]byte, error) {
@@ -138,8 +207,11 @@ func InputPCM(d time.Duration, offset int) ([]byte, error) {
 type FidelityResult struct {
 	Sessions int
 	Errors   Errors
-	Lags     []float64 // pacing lags of all frames, ms
-	Elapsed  time.Duration
+	// FrameErrs are the per-frame receive-stamp errors (FrameErrors) of
+	// every session, ms.
+	FrameErrs []float64
+	Lags      []float64 // pacing lags of all frames, ms
+	Elapsed   time.Duration
 }
 
 // RunSessions runs n concurrent session.Run sessions of d input each
@@ -177,6 +249,11 @@ func RunSessions(ctx context.Context, s *Sim, query string, n int, d, stagger ti
 			return res, results, err
 		}
 		res.Errors.Add(CompareTruth(ReceiveStamps(r.Trace.Events), tr))
+		fe, err := FrameErrors(r.Trace.Events, tr.Events)
+		if err != nil {
+			return res, results, fmt.Errorf("bench: session %d of %d: %w", i, n, err)
+		}
+		res.FrameErrs = append(res.FrameErrs, fe...)
 		res.Lags = append(res.Lags, PacingLags(r.Trace.Events)...)
 	}
 	return res, results, nil

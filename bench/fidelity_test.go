@@ -54,3 +54,49 @@ func TestCompareTruth(t *testing.T) {
 		t.Errorf("PacingLags (-want +got):\n%s", diff)
 	}
 }
+
+func TestFrameErrors(t *testing.T) {
+	t.Parallel()
+	recv := func(ms float64, typ string) trace.Event {
+		return trace.Event{TMs: ms, Dir: trace.DirRecv, Event: json.RawMessage(`{"type":"` + typ + `"}`)}
+	}
+	events := []trace.Event{
+		recv(100, "session.created"),
+		{TMs: 101, Dir: trace.DirSend, Event: json.RawMessage(`{"type":"session.update"}`)},
+		recv(150, "response.created"),
+		{TMs: 151, Dir: trace.DirLocal, Event: json.RawMessage(`{"type":"duplexscope.pacing","lag_ms":0}`)},
+		recv(450.5, "response.output_audio.delta"), // stamped 250 ms late (a stall)
+		recv(460, "response.done"),
+	}
+	truth := []TruthEvent{
+		{Type: "session.created", TMs: 5000},
+		{Type: "response.created", TMs: 5049},
+		{Type: "response.output_audio.delta", TMs: 5100},
+		{Type: "response.done", TMs: 5360},
+		{Type: "session.closed", TMs: 5400}, // the client stopped reading first: not paired
+	}
+	got, err := FrameErrors(events, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]float64{1, 249.5, -250.5}, got); diff != "" {
+		t.Errorf("FrameErrors (-want +got):\n%s", diff)
+	}
+	truth[2].Type = "response.output_text.delta"
+	if _, err := FrameErrors(events, truth); err == nil {
+		t.Error("a type mismatch was paired; want an error")
+	}
+}
+
+func TestPlaybackBuffering(t *testing.T) {
+	t.Parallel()
+	rows := []json.RawMessage{
+		json.RawMessage(`{"response_id":"r1","client_ttfp_ms":120}`),
+		json.RawMessage(`{"response_id":"r2","client_ttfp_ms":null}`),
+		json.RawMessage(`{"response_id":"r3","client_ttfp_ms":80.5}`),
+	}
+	heard := []HeardResponse{{ResponseID: "r1", HeardTTFPMs: f(190)}, {ResponseID: "r2", HeardTTFPMs: f(300)}, {ResponseID: "r3", HeardTTFPMs: f(100)}, {ResponseID: "r4", HeardTTFPMs: f(1)}}
+	if diff := cmp.Diff([]float64{70, 19.5}, PlaybackBuffering(rows, heard)); diff != "" {
+		t.Errorf("PlaybackBuffering (-want +got):\n%s", diff)
+	}
+}

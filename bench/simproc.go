@@ -123,6 +123,16 @@ func ServeSimChild() error {
 type Truth struct {
 	SessionID string          `json:"session_id"`
 	Responses []TruthResponse `json:"responses"`
+	// Events are every frame the simulator emitted, in emit order (its
+	// clock just before the websocket write).
+	Events []TruthEvent `json:"events"`
+}
+
+// TruthEvent is one emitted frame of the truth.
+type TruthEvent struct {
+	Type       string  `json:"type"`
+	ResponseID string  `json:"response_id,omitempty"`
+	TMs        float64 `json:"t_ms"`
 }
 
 // TruthResponse is one response's true emit instants.

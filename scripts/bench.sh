@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Full benchmark suite → BENCHMARKS.md (make bench runs `make wasm` first).
 # Usage: scripts/bench.sh [bench flags…]   e.g. scripts/bench.sh -quick -out /tmp/BENCHMARKS.quick.md
-# About 25 minutes on a 2-core machine; see BENCHMARKS.md "How to reproduce".
+# About 50 minutes on a 2-core machine; see BENCHMARKS.md "How to reproduce".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f web/app.wasm ] && [ -f web/app.wasm.br ] || { echo "bench: web/app.wasm(.br) missing: run make wasm (make bench does)" >&2; exit 1; }

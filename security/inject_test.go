@@ -16,8 +16,8 @@ import (
 // (both routes) and app.ParseLoadSettings (/load only), plus demo (the
 // dashboard's OnNav) and a name the page does not know.
 var pageParams = map[string][]string{
-	"/":     {"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "demo", "unknown_param"},
-	"/load": {"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "levels", "join_s", "run_id", "shard", "watch", "unknown_param"},
+	"/":     {"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "session_thread", "stall_ms", "stall_every_ms", "demo", "unknown_param"},
+	"/load": {"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "session_thread", "stall_ms", "stall_every_ms", "levels", "join_s", "run_id", "shard", "watch", "unknown_param"},
 }
 
 // breakouts are payloads that run script if a value reaches the HTML

@@ -66,6 +66,12 @@ type Config struct {
 	// onto the page's timeline (docs: session.duplexscope.time_origins).
 	Thread      string
 	TimeOrigins *TimeOrigins
+
+	// StallMs and StallEveryMs record the page's debug main-thread stall
+	// (the page's stall_ms, stall_every_ms) in the wire log's duplexscope
+	// meta, so a stalled run is never read as a normal one; the session
+	// itself does nothing with them.
+	StallMs, StallEveryMs int
 }
 
 // TimeOrigins are the performance.timeOrigin values (ms since the epoch) of
@@ -610,6 +616,9 @@ type Extra struct {
 	// SessionThread and TimeOrigins: see Config.Thread.
 	SessionThread string       `json:"session_thread,omitempty"`
 	TimeOrigins   *TimeOrigins `json:"time_origins,omitempty"`
+	// StallMs and StallEveryMs: Config's debug main-thread stall.
+	StallMs      int `json:"stall_ms,omitempty"`
+	StallEveryMs int `json:"stall_every_ms,omitempty"`
 }
 
 func (s *Session) traceLocked() *trace.Session {
@@ -638,6 +647,7 @@ func (s *Session) traceLocked() *trace.Session {
 		Pacing: SummarizeLag(s.lags), InputBytes: s.sentBytes,
 		Warnings: append([]string(nil), s.warnings...), VideoFramesSent: s.videoSent,
 		SessionThread: s.cfg.Thread, TimeOrigins: s.cfg.TimeOrigins,
+		StallMs: s.cfg.StallMs, StallEveryMs: s.cfg.StallEveryMs,
 	}
 	if s.cfg.SessionID != "" {
 		ex.ServerSessionID = s.id

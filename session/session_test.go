@@ -283,6 +283,50 @@ func TestRunFakeClock(t *testing.T) {
 	}
 }
 
+// TestStallRecorded: the page's debug main-thread stall is written into the
+// wire log's duplexscope meta, and a run without one carries no stall keys
+// (old wire logs stay byte-equal).
+func TestStallRecorded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		ms, every     int
+		wantKeys      bool
+		wantMs, wantE int
+	}{
+		{"stalled", 250, 1000, true, 250, 1000},
+		{"no stall", 0, 0, false, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := NewFakeClock()
+			c.AutoAdvance = true
+			srv := newFakeServer(happyScript(1000))
+			cfg := &Config{URL: "ws://127.0.0.1:1/", Model: "m", Clock: c, Dialer: srv.dialer(), StallMs: tc.ms, StallEveryMs: tc.every}
+			res, err := runFake(c, srv, cfg, make([]byte, 32000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal(res.Trace.Session.Extra, &raw); err != nil {
+				t.Fatal(err)
+			}
+			_, hasMs := raw["stall_ms"]
+			_, hasEvery := raw["stall_every_ms"]
+			if hasMs != tc.wantKeys || hasEvery != tc.wantKeys {
+				t.Errorf("duplexscope meta %s: stall keys present %v/%v, want %v", res.Trace.Session.Extra, hasMs, hasEvery, tc.wantKeys)
+			}
+			var ex Extra
+			if err := json.Unmarshal(res.Trace.Session.Extra, &ex); err != nil {
+				t.Fatal(err)
+			}
+			if ex.StallMs != tc.wantMs || ex.StallEveryMs != tc.wantE {
+				t.Errorf("stall_ms %d, stall_every_ms %d, want %d, %d", ex.StallMs, ex.StallEveryMs, tc.wantMs, tc.wantE)
+			}
+		})
+	}
+}
+
 // TestFailures: server error codes fail the session (typed), tolerated codes
 // do not, an unexpected session.closed and a transport drop fail it and flag
 // the wire log incomplete.

@@ -7,7 +7,7 @@ package main
 //
 // page → worker
 //
-//	{type:"start", config: JSON startConfig, input: MessagePort, playback: MessagePort}
+//	{type:"start", config: JSON session.WorkerStart, input: MessagePort, playback: MessagePort}
 //	{type:"note", note: JSON}              a wire-log annotation (session.Note)
 //	{type:"clock", ctx_time, perf_ms}      the playback context's clock on the page's timeline
 //	{type:"stop"}                          input ended: send no more frames
@@ -21,7 +21,7 @@ package main
 //	{type:"event", t_ms, dir, event}       every wire-log entry, in order
 //	{type:"state", state, error}           lifecycle (error: JSON or "")
 //	{type:"sent", seq, rms, sent_ms, pcm}  a frame went out (pcm: Uint8Array, transferred)
-//	{type:"closed", result: JSON closedResult, trace: JSON, error: JSON or ""}
+//	{type:"closed", result: JSON session.WorkerResult, trace: JSON, error: JSON or ""}
 //	{type:"fatal", text}                   the worker itself failed
 //
 // input port (from the input AudioWorklet): {type:"frame", seq, pcm, rms, …},
@@ -39,28 +39,6 @@ import (
 	"github.com/duplexscope/duplexscope/trace"
 )
 
-// startConfig is the session the page asks for.
-type startConfig struct {
-	URL          string  `json:"url"`
-	Model        string  `json:"model"`
-	FrameMs      int     `json:"frame_ms"`
-	Transport    string  `json:"transport"`
-	NativeDuplex bool    `json:"native_duplex"`
-	SampleID     string  `json:"sample_id"`
-	Split        string  `json:"split"`
-	PageOrigin   float64 `json:"page_origin"` // the page's performance.timeOrigin
-	ClipMode     bool    `json:"clip_mode"`   // input is a clip: send from its clip-start frame on
-}
-
-// closedResult is session.Result without its Go-only fields.
-type closedResult struct {
-	SessionID   string           `json:"session_id"`
-	Pacing      session.LagStats `json:"pacing"`
-	PacingLagMs []float64        `json:"pacing_lag_ms"`
-	Incomplete  bool             `json:"incomplete"`
-	Warnings    []string         `json:"warnings,omitempty"`
-}
-
 type frame struct {
 	seq int
 	pcm []byte
@@ -73,7 +51,7 @@ type worker struct {
 	stop context.CancelFunc
 
 	mu         sync.Mutex
-	cfg        startConfig
+	cfg        session.WorkerStart
 	sess       *session.Session
 	ready      bool
 	stopped    bool
@@ -131,7 +109,7 @@ func (w *worker) onPage(d js.Value) {
 	}
 	switch d.Get("type").String() {
 	case "start":
-		var cfg startConfig
+		var cfg session.WorkerStart
 		if err := json.Unmarshal([]byte(d.Get("config").String()), &cfg); err != nil {
 			w.fatal("bad start message: " + err.Error())
 			return
@@ -166,7 +144,7 @@ func (w *worker) session() *session.Session {
 }
 
 // start maps the clock, wires both worklet ports and dials.
-func (w *worker) start(cfg startConfig, input, playback js.Value) {
+func (w *worker) start(cfg session.WorkerStart, input, playback js.Value) {
 	perf := w.self.Get("performance")
 	workerOrigin := perf.Get("timeOrigin").Float()
 	session.SetTimelineOffset(workerOrigin - cfg.PageOrigin)
@@ -191,6 +169,7 @@ func (w *worker) dial(workerOrigin float64) {
 		Thread:      "worker",
 		TimeOrigins: &session.TimeOrigins{Page: cfg.PageOrigin, Worker: workerOrigin},
 		Observers:   []session.Observer{session.ObserverFuncs{Event: w.onEvent, State: w.onState}},
+		StallMs:     cfg.StallMs, StallEveryMs: cfg.StallEveryMs,
 	}
 	if cfg.SampleID != "" {
 		scfg.SampleID, scfg.Split = cfg.SampleID, cfg.Split
@@ -385,27 +364,8 @@ func (w *worker) finish() {
 	w.mu.Lock()
 	w.stopped, w.ready = true, false
 	w.mu.Unlock()
-	var sessErr error
-	if err := s.Commit(w.ctx); err != nil {
-		sessErr = err
-	} else if err := s.Wait(w.ctx); err != nil {
-		sessErr = err
-	}
-	res, err := s.Close(w.ctx)
-	if sessErr == nil {
-		sessErr = err
-	}
-	tr := s.Trace()
-	var out closedResult
-	if res != nil {
-		if res.Trace != nil {
-			tr = res.Trace
-		}
-		out = closedResult{SessionID: res.SessionID, Pacing: res.Pacing, Incomplete: res.Incomplete, Warnings: res.Warnings}
-		for _, d := range res.PacingLag {
-			out.PacingLagMs = append(out.PacingLagMs, float64(d)/1e6)
-		}
-	}
+	res, tr, sessErr := s.Finish(w.ctx)
+	out := session.NewWorkerResult(res)
 	rb, _ := json.Marshal(out)
 	tb, _ := json.Marshal(tr)
 	e := ""

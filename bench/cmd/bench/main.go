@@ -2,7 +2,7 @@
 
 // Command bench runs duplexscope's benchmark suite and writes BENCHMARKS.md.
 //
-//	go run ./bench/cmd/bench -out BENCHMARKS.md          # full suite (make bench), ≈ 24 min on 2 cores
+//	go run ./bench/cmd/bench -out BENCHMARKS.md          # full suite (make bench), ≈ 50 min on 2 cores
 //	go run ./bench/cmd/bench -quick -out /tmp/quick.md   # smoke run, a few minutes
 //	go run ./bench/cmd/bench -only fidelity,browser      # some groups only
 //
@@ -39,9 +39,11 @@ func main() {
 	quick := flag.Bool("quick", false, "smoke run: seconds instead of minutes")
 	only := flag.String("only", "", "comma list of groups to run (speed,browser,fidelity,pacing,capacity); default all")
 	chromium := flag.String("chromium", "/usr/bin/chromium", "headless chromium binary")
-	budget := flag.Duration("budget", 24*time.Minute, "time budget of the whole run: capacity steps stop starting when what is left is the pacing run")
+	budget := flag.Duration("budget", 50*time.Minute, "time budget of the whole run: capacity steps stop starting when what is left is the pacing run")
 	pacing := flag.Duration("pacing", 0, "override: native pacing run length (full: 10m)")
 	browserSession := flag.Duration("browser-session", 0, "override: browser session length, transport=browser (full: 2m)")
+	workerSession := flag.Duration("worker-session", 0, "override: browser session length of the session_thread=worker rows, without and with the stall (full: 10m)")
+	mainSession := flag.Duration("main-session", 0, "override: browser session length of the session_thread=main rows, without and with the stall (full: 2m)")
 	capStep := flag.Duration("capacity-step", 0, "override: input per session per capacity step (full: 20s)")
 	capSteps := flag.String("capacity-steps", "", "override: comma list of capacity steps (full: 16,32,64,128,256,512,1024)")
 	flag.Parse()
@@ -55,6 +57,12 @@ func main() {
 	}
 	if *browserSession > 0 {
 		cfg.PacingBrowser = *browserSession
+	}
+	if *workerSession > 0 {
+		cfg.ThreadWorker = *workerSession
+	}
+	if *mainSession > 0 {
+		cfg.ThreadMain = *mainSession
 	}
 	if *capStep > 0 {
 		cfg.CapacityStep = *capStep
