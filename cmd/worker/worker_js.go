@@ -239,7 +239,10 @@ func (w *worker) sendLoop(s *session.Session) {
 				continue
 			}
 			if err := s.SendFrame(w.ctx, f.pcm); err != nil {
-				return // the session's state observer reports the failure
+				// The page stops its run on a failed send, as its own
+				// send loop does on the main thread.
+				w.onState(session.StateFailed, err)
+				return
 			}
 			sentAt := session.PerfNow()
 			u8 := js.Global().Get("Uint8Array").New(len(f.pcm))
