@@ -231,11 +231,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 		return
 	}
 	r.setPhase(phaseConnecting, "Connecting to "+url+"…")
-	if r.inWorker() {
-		if !r.dialWorker(g, url, clip != nil) {
-			return
-		}
-	} else if !r.dialMain(g, url, clip != nil) {
+	if !r.dial(g, url, clip != nil) {
 		return
 	}
 	if clip != nil {
@@ -264,21 +260,34 @@ func (r *liveRun) inWorker() bool {
 	return r.settings.SessionThread != SessionThreadMain && r.cam == nil && r.clipVideo == nil
 }
 
-// dialWorker opens the session in the session worker; false: failed (shown).
-func (r *liveRun) dialWorker(g *audioGraph, url string, clip bool) bool {
-	cfg := session.WorkerStart{
+// dial opens the session on the thread it runs on; false: it failed (the
+// failure is shown, and the failed start saved for history).
+func (r *liveRun) dial(g *audioGraph, url string, clip bool) bool {
+	start := session.WorkerStart{
 		URL: url, Model: r.settings.Model, FrameMs: r.settings.FrameMs, Transport: r.settings.Transport,
 		NativeDuplex: strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"), ClipMode: clip,
 		StallMs: r.settings.StallMs, StallEveryMs: r.settings.StallEveryMs,
 	}
 	if clip && r.settings.DatasetName() != "" {
-		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
+		start.SampleID, start.Split = r.settings.DatasetName(), "browser"
 	}
-	ws, err := startWorkerSession(r.ctx, g, cfg, workerHooks{Event: r.onEvent, State: r.onState, Sent: r.onSent})
-	if err != nil {
+	open := r.openMain
+	if r.inWorker() {
+		open = r.openWorker
+	}
+	if err := open(g, start); err != nil {
 		r.fail(dialFailure(r.ctx, r.settings, url, err))
 		r.saveFailedStart() // history lists failed runs too (save-failed.go)
 		return false
+	}
+	return true
+}
+
+// openWorker opens the session in the session worker.
+func (r *liveRun) openWorker(g *audioGraph, start session.WorkerStart) error {
+	ws, err := startWorkerSession(r.ctx, g, start, workerHooks{Event: r.onEvent, State: r.onState, Sent: r.onSent})
+	if err != nil {
+		return err
 	}
 	r.mu.Lock()
 	r.worker = ws
@@ -286,25 +295,15 @@ func (r *liveRun) dialWorker(g *audioGraph, url string, clip bool) bool {
 	r.sessionID = ws.ID()
 	r.ready = true
 	r.mu.Unlock()
-	return true
+	return nil
 }
 
-// dialMain opens the session on the page's main thread (the baseline).
-func (r *liveRun) dialMain(g *audioGraph, url string, clip bool) bool {
-	cfg := &session.Config{
-		URL: url, Model: r.settings.Model, FrameMs: r.settings.FrameMs,
-		ExternalPlayback: true,
-		Transport:        r.settings.Transport,
-		NativeDuplex:     strings.Contains(strings.ToLower(r.settings.Model), "minicpm-o"),
-		Observers:        []session.Observer{session.ObserverFuncs{Event: r.onEvent, State: r.onState}},
-		Thread:           SessionThreadMain,
-		TimeOrigins:      &session.TimeOrigins{Page: pageTimeOrigin()},
-		StallMs:          r.settings.StallMs,
-		StallEveryMs:     r.settings.StallEveryMs,
-	}
-	if clip && r.settings.DatasetName() != "" {
-		cfg.SampleID, cfg.Split = r.settings.DatasetName(), "browser"
-	}
+// openMain opens the session on the page's main thread (the baseline).
+func (r *liveRun) openMain(g *audioGraph, start session.WorkerStart) error {
+	cfg := start.Config()
+	cfg.Observers = []session.Observer{session.ObserverFuncs{Event: r.onEvent, State: r.onState}}
+	cfg.Thread = SessionThreadMain
+	cfg.TimeOrigins = &session.TimeOrigins{Page: pageTimeOrigin()}
 	switch {
 	case r.cam != nil:
 		cfg.Video = &r.cam.latest
@@ -313,9 +312,7 @@ func (r *liveRun) dialMain(g *audioGraph, url string, clip bool) bool {
 	}
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {
-		r.fail(dialFailure(r.ctx, r.settings, url, err))
-		r.saveFailedStart() // history lists failed runs too (save-failed.go)
-		return false
+		return err
 	}
 	r.mu.Lock()
 	r.sess = s
@@ -328,7 +325,7 @@ func (r *liveRun) dialMain(g *audioGraph, url string, clip bool) bool {
 	r.readyCtxTime = g.inputTime()
 	r.mu.Unlock()
 	go r.ackLoop(s)
-	return true
+	return nil
 }
 
 // note adds a wire-log annotation wherever the session runs.

@@ -6,8 +6,9 @@ import (
 	"github.com/duplexscope/duplexscope/trace"
 )
 
-// WorkerStart is the session a page asks its session worker (cmd/worker)
-// for, sent as JSON in the worker's "start" message.
+// WorkerStart is the session a page asks for: sent as JSON in its session
+// worker's (cmd/worker) "start" message, and dialed the same way (Config)
+// when the session runs on the page's main thread.
 type WorkerStart struct {
 	URL          string  `json:"url"`
 	Model        string  `json:"model"`
@@ -20,6 +21,20 @@ type WorkerStart struct {
 	ClipMode     bool    `json:"clip_mode"`   // input is a clip: send from its clip-start frame on
 	StallMs      int     `json:"stall_ms"`    // the page's debug stall, recorded in the wire log
 	StallEveryMs int     `json:"stall_every_ms"`
+}
+
+// Config is the Config both threads dial with; observers, video, the
+// thread and its time origins are the caller's to add.
+func (w WorkerStart) Config() *Config {
+	c := &Config{
+		URL: w.URL, Model: w.Model, FrameMs: w.FrameMs, Transport: w.Transport,
+		NativeDuplex: w.NativeDuplex, ExternalPlayback: true,
+		StallMs: w.StallMs, StallEveryMs: w.StallEveryMs,
+	}
+	if w.SampleID != "" {
+		c.SampleID, c.Split = w.SampleID, w.Split
+	}
+	return c
 }
 
 // WorkerResult is Result without its Go-only fields, as the worker sends
