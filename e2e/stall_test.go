@@ -43,38 +43,41 @@ const (
 // Bounds the worker must stay within under the stall, and the main path
 // must exceed.
 //
-// Pacing (|lag| = |send instant − (stream start + bytes ÷ 32 000 s)|, page
-// clock): on the main path every frame due inside a stall waits for its
-// end, so each stall leaves one frame 150–250 ms late (see stallFrameMs):
-// the main path's p99 is ≥ 150 ms by construction; mainMinPacingP99Ms =
-// 100 checks that the stall really runs. In the worker the send is clocked
-// by the AudioWorklet's frames arriving over a MessagePort the main thread
-// never touches; what is left is the worker's own event loop (its Go GC,
-// socket callbacks) and the loaded machine's scheduling: the native runner
-// sends with p99 ≈ 3 ms here, and the in-page coder transport measured
-// 1 ms p50 (issue 17). 30 ms leaves that ten times over and is still 5×
-// below what each stall does to the main path.
+// Pacing jitter (|lag − median lag|, lag = send instant − (stream start +
+// bytes ÷ 32 000 s), page clock). Around the median, not zero: when the
+// first frame itself falls in a stall, the whole schedule starts late and
+// every later frame reads ~100 ms early, which says nothing about the
+// thread (it happened on the main path in about one run in four). On the
+// main path each frame due inside a stall waits for its end: with 100 ms
+// frames every 250 ms stall leaves at least one frame ≥ 150 ms behind the
+// others (see stallFrameMs), 12 stalls in 120 frames, so the main path's
+// p99 is ≥ 150 ms by construction; mainMinPacingP99Ms = 100 checks that
+// the stall really runs. In the worker the send is clocked by the input
+// AudioWorklet's frames arriving over a MessagePort the main thread never
+// touches; what is left is the audio device's callback size (frames come
+// in ~10 ms bursts: p99 11–18 ms measured) and the machine's scheduling.
+// 40 ms leaves twice that and is still ≥ 3.5× below the main path.
 //
 // Receive stamps (|client interval − true interval| for every pair of
 // consecutive server frames, bench.FrameErrors, against GET
 // /sim/sessions/{id}/truth): on the main path a frame arriving in a stall
 // is stamped when the stall ends, so the intervals on either side of it
 // are off by up to ±250 ms; a quarter of the time is stalled, so of ≈ 100
-// intervals far more than the top 1 % are hit (measured: p99 190–290 ms).
-// In the worker the stamp is taken in the worker's onmessage; the native
-// runner's p99 is 1–5 ms on this machine and the worker adds only its own
-// event loop, so 30 ms again leaves a wide margin for a loaded 2-core
-// machine while the main path's errors are several times larger.
+// intervals far more than the top 1 % are hit (measured: p99 165–315 ms).
+// In the worker the stamp is taken in the worker's onmessage: measured
+// p99 16–20 ms on this 2-core machine (38 ms with two CPU hogs beside
+// it); 60 ms leaves three times the quiet figure and is still ≥ 2.5×
+// below the main path.
 const (
-	workerMaxPacingP99Ms   = 30
-	workerMaxFidelityP99Ms = 30
+	workerMaxPacingP99Ms   = 40
+	workerMaxFidelityP99Ms = 60
 	mainMinPacingP99Ms     = 100
 )
 
 // threadFigures are one thread's archived figures.
 type threadFigures struct {
 	Frames, Intervals, Responses int
-	PacingP50, PacingP99         float64 // |lag| ms, client send clock
+	PacingP50, PacingP99         float64 // |lag − median lag| ms, client send clock
 	Drift                        float64 // ms
 	FrameP50, FrameP99           float64 // |client − true| ms per consecutive server frame
 	RespP99                      float64 // |client − true| ms, per-response intervals (bench.CompareTruth), pooled
@@ -98,7 +101,7 @@ func TestSessionThreadUnderStall(t *testing.T) {
 		got[thread] = runStalled(t, s, thread)
 	}
 	t.Logf("under stall_ms=%d&stall_every_ms=%d, %d s sessions:", stallMs, stallEveryMs, stallSessionS)
-	t.Logf("%-7s %7s %14s %14s %9s %10s %16s %16s %15s %14s", "thread", "frames", "|lag| p50 ms", "|lag| p99 ms", "drift ms", "intervals", "frame err p50 ms", "frame err p99 ms", "resp err p99 ms", "buffering p50")
+	t.Logf("%-7s %7s %14s %14s %9s %10s %16s %16s %15s %14s", "thread", "frames", "jitter p50 ms", "jitter p99 ms", "drift ms", "intervals", "frame err p50 ms", "frame err p99 ms", "resp err p99 ms", "buffering p50")
 	for _, th := range []string{"worker", "main"} {
 		f := got[th]
 		t.Logf("%-7s %7d %14.1f %14.1f %9.1f %10d %16.1f %16.1f %15.1f %14.1f", th, f.Frames, f.PacingP50, f.PacingP99, f.Drift, f.Intervals, f.FrameP50, f.FrameP99, f.RespP99, f.BufferingP50)
@@ -109,16 +112,16 @@ func TestSessionThreadUnderStall(t *testing.T) {
 		t.Errorf("session_thread=worker: the wire log has no session.duplexscope.time_origins.worker: the session did not run in a Web Worker")
 	}
 	if w.PacingP99 > workerMaxPacingP99Ms {
-		t.Errorf("session_thread=worker: pacing |lag| p99 %.1f ms > %d ms under the stall (main path: %.1f ms): the send schedule still waits for the main thread", w.PacingP99, workerMaxPacingP99Ms, m.PacingP99)
+		t.Errorf("session_thread=worker: pacing jitter |lag − median| p99 %.1f ms > %d ms under the stall (main path: %.1f ms): the send schedule still waits for the main thread", w.PacingP99, workerMaxPacingP99Ms, m.PacingP99)
 	}
 	if w.FrameP99 > workerMaxFidelityP99Ms {
 		t.Errorf("session_thread=worker: receive-stamp error p99 %.1f ms > %d ms under the stall (main path: %.1f ms): stamps still wait for the main thread", w.FrameP99, workerMaxFidelityP99Ms, m.FrameP99)
 	}
 	if m.PacingP99 < mainMinPacingP99Ms {
-		t.Errorf("session_thread=main: pacing |lag| p99 %.1f ms < %d ms: a %d ms stall every %d ms must delay the frames due in it — is the stall running?", m.PacingP99, mainMinPacingP99Ms, stallMs, stallEveryMs)
+		t.Errorf("session_thread=main: pacing jitter |lag − median| p99 %.1f ms < %d ms: a %d ms stall every %d ms must delay the frames due in it — is the stall running?", m.PacingP99, mainMinPacingP99Ms, stallMs, stallEveryMs)
 	}
 	if m.PacingP99 <= workerMaxPacingP99Ms {
-		t.Errorf("session_thread=main: pacing |lag| p99 %.1f ms within the worker's bound %d ms: the test cannot tell the threads apart", m.PacingP99, workerMaxPacingP99Ms)
+		t.Errorf("session_thread=main: pacing jitter |lag − median| p99 %.1f ms within the worker's bound %d ms: the test cannot tell the threads apart", m.PacingP99, workerMaxPacingP99Ms)
 	}
 	if m.FrameP99 <= workerMaxFidelityP99Ms {
 		t.Errorf("session_thread=main: receive-stamp error p99 %.1f ms within the worker's bound %d ms: the test cannot tell the threads apart", m.FrameP99, workerMaxFidelityP99Ms)
@@ -202,7 +205,7 @@ func runStalled(t *testing.T, s *stack, thread string) threadFigures {
 	if len(lags) < 100 || len(frameErrs) < 40 || resp.Responses < 2 {
 		t.Fatalf("%s: %d pacing lags, %d frame intervals, %d responses: the session is too short to judge", thread, len(lags), len(frameErrs), resp.Responses)
 	}
-	pd, fd := bench.Summarize(bench.Abs(lags)), bench.Summarize(bench.Abs(frameErrs))
+	pd, fd := bench.Summarize(bench.Abs(aroundMedian(lags))), bench.Summarize(bench.Abs(frameErrs))
 	return threadFigures{
 		Frames: pd.N, Intervals: fd.N, Responses: resp.Responses,
 		PacingP50: pd.P50, PacingP99: pd.P99, Drift: bench.Drift(lags),
@@ -211,6 +214,17 @@ func runStalled(t *testing.T, s *stack, thread string) threadFigures {
 		BufferingP50: bench.Summarize(bench.PlaybackBuffering(rep.Metrics.Requests, rep.Responses)).P50,
 		WorkerOrigin: meta.TimeOrigins.Worker != nil && !math.IsNaN(*meta.TimeOrigins.Worker),
 	}
+}
+
+// aroundMedian returns xs minus their median (the pacing jitter: a
+// schedule that started late shifts every lag alike).
+func aroundMedian(xs []float64) []float64 {
+	med := bench.Summarize(xs).P50
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x - med
+	}
+	return out
 }
 
 // TestStallParam: stall_ms/stall_every_ms really block the main thread of
