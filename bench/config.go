@@ -30,7 +30,7 @@ type Config struct {
 func FullConfig() Config {
 	return Config{
 		Chromium: "/usr/bin/chromium", Root: ".",
-		Fidelity1: 40 * time.Second, Fidelity16: 20 * time.Second,
+		Fidelity1: 40 * time.Second, Fidelity16: 40 * time.Second, // the two sides run together: 2N sessions
 		PacingNative: 10 * time.Minute, PacingBrowser: 2 * time.Minute, BrowserCoder: 30 * time.Second,
 		CapacityStep: 20 * time.Second, CapacitySteps: []int{16, 32, 64, 128, 256, 512, 1024},
 		FPSWindow: 8 * time.Second, BenchTime: "1s", ArchiveBench: "500ms",

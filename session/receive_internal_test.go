@@ -1,12 +1,14 @@
 package session
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -135,5 +137,62 @@ func BenchmarkHandleAudioDelta(b *testing.B) {
 		s.lastSeq = int64(-i - 10) // every message is new to the replay check
 		s.handle(Message{Data: msg})
 		s.log = s.log[:0]
+	}
+}
+
+// TestReceiveStampNotDelayed: a message is read and stamped while the
+// session's state lock is held and its observers are blocked, and its wire
+// log time is that stamp, not the instant it was processed. Issue 17 asked
+// whether a lock on the receive path or work before the stamp delayed the
+// runner's receive times; either regression fails here on the clock alone
+// (the reads would wait for the lock, or the entries would carry the
+// release instant).
+func TestReceiveStampNotDelayed(t *testing.T) {
+	t.Parallel()
+	c := NewFakeClock()
+	srv := newFakeServer(happyScript(1000))
+	release := make(chan struct{})
+	obs := ObserverFuncs{Event: func(trace.Event) { <-release }}
+	s, err := Dial(context.Background(), &Config{URL: "ws://127.0.0.1:1", Clock: c, Dialer: srv.dialer(), Observers: []Observer{obs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delivered := func() int {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		return srv.delivered
+	}
+	waitDelivered := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for delivered() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("message %d was not read while the session lock was held (the receive loop waits for the state machine)", n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	base := delivered()
+	s.mu.Lock() // the state machine is busy (or a sender holds the lock)
+	for i, at := range []time.Duration{time.Second, 2 * time.Second} {
+		c.Advance(at - c.Now())
+		srv.emit(map[string]any{"type": "response.output_audio_transcript.delta", "response_id": "r0", "delta": fmt.Sprint(i)})
+		waitDelivered(base + i + 1)
+	}
+	c.Advance(time.Hour) // the instant processing can start
+	s.mu.Unlock()
+	close(release)
+	res, err := s.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, e := range res.Trace.Events {
+		if e.Dir == trace.DirRecv && strings.Contains(string(e.Event), `"r0"`) {
+			got = append(got, e.TMs)
+		}
+	}
+	if want := []float64{1000, 2000}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("receive times %v ms, want the stamps at arrival %v ms", got, want)
 	}
 }
