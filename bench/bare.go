@@ -160,27 +160,29 @@ func BareRun(ctx context.Context, wsURL string, pcm []byte, frameMs int, settle 
 
 // RunBare runs n concurrent bare sessions (the baseline of RunSessions).
 func RunBare(ctx context.Context, s *Sim, query string, n int, d, stagger time.Duration) (FidelityResult, error) {
-	res := FidelityResult{Sessions: n}
+	pcms, err := inputs(n, d)
+	if err != nil {
+		return FidelityResult{Sessions: n}, err
+	}
+	return runBare(ctx, s, query, pcms, slots(n, stagger, 0))
+}
+
+func runBare(ctx context.Context, s *Sim, query string, pcms [][]byte, at func(i int) time.Duration) (FidelityResult, error) {
+	n := len(pcms)
+	res := FidelityResult{Sessions: n, Start: time.Now()}
 	results := make([]*BareResult, n)
 	errs := make([]error, n)
-	start := time.Now()
 	var wg sync.WaitGroup
-	for i := range n {
-		pcm, err := InputPCM(d, i)
-		if err != nil {
-			return res, err
-		}
+	for i, pcm := range pcms {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if stagger > 0 {
-				time.Sleep(time.Duration(i) * stagger / time.Duration(n))
-			}
+			time.Sleep(at(i))
 			results[i], errs[i] = BareRun(ctx, s.WS(query), pcm, 200, 2*time.Second)
 		}()
 	}
 	wg.Wait()
-	res.Elapsed = time.Since(start)
+	res.Elapsed = time.Since(res.Start)
 	for i, r := range results {
 		if errs[i] != nil {
 			return res, fmt.Errorf("bench: bare session %d of %d: %w", i, n, errs[i])

@@ -36,7 +36,7 @@ type Config struct {
 func FullConfig() Config {
 	return Config{
 		Chromium: "/usr/bin/chromium", Root: ".",
-		Fidelity1: 40 * time.Second, Fidelity16: 20 * time.Second,
+		Fidelity1: 40 * time.Second, Fidelity16: 40 * time.Second, // the two sides run together: 2N sessions
 		PacingNative: 10 * time.Minute, PacingBrowser: 2 * time.Minute, BrowserCoder: 30 * time.Second,
 		ThreadWorker: 10 * time.Minute, ThreadMain: 2 * time.Minute,
 		CapacityStep: 20 * time.Second, CapacitySteps: []int{16, 32, 64, 128, 256, 512, 1024},

@@ -5,7 +5,9 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -211,6 +213,7 @@ type FidelityResult struct {
 	// every session, ms.
 	FrameErrs []float64
 	Lags      []float64 // pacing lags of all frames, ms
+	Start     time.Time // when the first session was started
 	Elapsed   time.Duration
 }
 
@@ -218,28 +221,52 @@ type FidelityResult struct {
 // against the simulator (query selects its profile) and returns the wire
 // logs' errors against the truth. stagger spreads the starts.
 func RunSessions(ctx context.Context, s *Sim, query string, n int, d, stagger time.Duration) (FidelityResult, []*session.Result, error) {
-	res := FidelityResult{Sessions: n}
+	pcms, err := inputs(n, d)
+	if err != nil {
+		return FidelityResult{Sessions: n}, nil, err
+	}
+	return runSessions(ctx, s, query, pcms, slots(n, stagger, 0))
+}
+
+// inputs returns n sessions' input of d each (session i starts at clip i),
+// all made before any session starts: decoding and resampling the clips
+// makes hundreds of MB of garbage, which must not be made and collected
+// next to the first sessions' receive loops.
+func inputs(n int, d time.Duration) ([][]byte, error) {
+	pcms := make([][]byte, n)
+	for i := range pcms {
+		var err error
+		if pcms[i], err = InputPCM(d, i); err != nil {
+			return nil, err
+		}
+	}
+	return pcms, nil
+}
+
+// slots spreads n starts over stagger: start i at (i + frac)·stagger/n.
+func slots(n int, stagger time.Duration, frac float64) func(i int) time.Duration {
+	return func(i int) time.Duration {
+		return time.Duration((float64(i) + frac) * float64(stagger) / float64(n))
+	}
+}
+
+func runSessions(ctx context.Context, s *Sim, query string, pcms [][]byte, at func(i int) time.Duration) (FidelityResult, []*session.Result, error) {
+	n := len(pcms)
+	res := FidelityResult{Sessions: n, Start: time.Now()}
 	results := make([]*session.Result, n)
 	errs := make([]error, n)
-	start := time.Now()
 	var wg sync.WaitGroup
-	for i := range n {
-		pcm, err := InputPCM(d, i)
-		if err != nil {
-			return res, nil, err
-		}
+	for i, pcm := range pcms {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if stagger > 0 {
-				time.Sleep(time.Duration(i) * stagger / time.Duration(n))
-			}
+			time.Sleep(at(i))
 			cfg := &session.Config{URL: s.WS(query), Model: "sim", SampleID: fmt.Sprintf("bench-%d", i), Split: "bench", CompletionTimeout: 2 * time.Minute}
 			results[i], errs[i] = session.Run(ctx, cfg, pcm)
 		}()
 	}
 	wg.Wait()
-	res.Elapsed = time.Since(start)
+	res.Elapsed = time.Since(res.Start)
 	for i, r := range results {
 		if errs[i] != nil {
 			return res, results, fmt.Errorf("bench: session %d of %d: %w", i, n, errs[i])
@@ -257,6 +284,34 @@ func RunSessions(ctx context.Context, s *Sim, query string, n int, d, stagger ti
 		res.Lags = append(res.Lags, PacingLags(r.Trace.Events)...)
 	}
 	return res, results, nil
+}
+
+// RunPair runs n session.Run sessions and n bare-client sessions (RunBare)
+// at the same time against one simulator, with the same inputs and their
+// starts interleaved (bare i half a slot after session i), after a forced
+// collection. Run one after the other, the two sides met different moments
+// of a shared, loaded machine: one stall of the process during one side's
+// 25 s made a 28× p99 ratio (issue 17). Together, every stall of the
+// machine, the simulator or the collector can hit both.
+func RunPair(ctx context.Context, s *Sim, query string, n int, d, stagger time.Duration) (runner, bare FidelityResult, err error) {
+	pcms, err := inputs(n, d)
+	if err != nil {
+		return runner, bare, err
+	}
+	runtime.GC()
+	var rerr, berr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		runner, _, rerr = runSessions(ctx, s, query, pcms, slots(n, stagger, 0))
+	}()
+	go func() {
+		defer wg.Done()
+		bare, berr = runBare(ctx, s, query, pcms, slots(n, stagger, 0.5))
+	}()
+	wg.Wait()
+	return runner, bare, errors.Join(rerr, berr)
 }
 
 // PacingLags returns the lag_ms of every "duplexscope.pacing" wire-log

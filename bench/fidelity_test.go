@@ -3,8 +3,10 @@
 package bench
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -98,5 +100,56 @@ func TestPlaybackBuffering(t *testing.T) {
 	heard := []HeardResponse{{ResponseID: "r1", HeardTTFPMs: f(190)}, {ResponseID: "r2", HeardTTFPMs: f(300)}, {ResponseID: "r3", HeardTTFPMs: f(100)}, {ResponseID: "r4", HeardTTFPMs: f(1)}}
 	if diff := cmp.Diff([]float64{70, 19.5}, PlaybackBuffering(rows, heard)); diff != "" {
 		t.Errorf("PlaybackBuffering (-want +got):\n%s", diff)
+	}
+}
+
+func TestSlots(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		n       int
+		stagger time.Duration
+		frac    float64
+		want    []time.Duration
+	}{
+		{4, 2 * time.Second, 0, []time.Duration{0, 500 * time.Millisecond, time.Second, 1500 * time.Millisecond}},
+		{4, 2 * time.Second, 0.5, []time.Duration{250 * time.Millisecond, 750 * time.Millisecond, 1250 * time.Millisecond, 1750 * time.Millisecond}},
+		{1, 2 * time.Second, 0, []time.Duration{0}},
+		{3, 0, 0.5, []time.Duration{0, 0, 0}},
+	}
+	for _, tc := range tests {
+		at := slots(tc.n, tc.stagger, tc.frac)
+		var got []time.Duration
+		for i := range tc.n {
+			got = append(got, at(i))
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("slots(%d, %v, %v) (-want +got):\n%s", tc.n, tc.stagger, tc.frac, diff)
+		}
+	}
+}
+
+// TestRunPairTogether: the runner's and the bare client's sessions share
+// one window (issue 17: one after the other, a stall of the loaded machine
+// during one side's window alone made a 28× p99 ratio), and both sides are
+// scored against the truth.
+func TestRunPairTogether(t *testing.T) {
+	t.Parallel()
+	s, err := StartSimInProcess()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runner, bare, err := RunPair(context.Background(), s, simQuery, 2, 4*time.Second, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rEnd, bEnd := runner.Start.Add(runner.Elapsed), bare.Start.Add(bare.Elapsed)
+	if !runner.Start.Before(bEnd) || !bare.Start.Before(rEnd) {
+		t.Errorf("windows do not overlap: runner %v + %v, bare %v + %v", runner.Start, runner.Elapsed, bare.Start, bare.Elapsed)
+	}
+	for name, r := range map[string]FidelityResult{"runner": runner, "bare": bare} {
+		if r.Sessions != 2 || r.Errors.Responses == 0 || len(r.Errors.All()) == 0 || r.Errors.Missing != 0 {
+			t.Errorf("%s: %d sessions, %d responses matched, %d errors, %d missing; want 2 sessions, responses scored, none missing", name, r.Sessions, r.Errors.Responses, len(r.Errors.All()), r.Errors.Missing)
+		}
 	}
 }

@@ -425,7 +425,9 @@ func (s *Session) handle(m Message) {
 	}
 	raw := json.RawMessage(m.Data)
 	in, ok := parseInbound(m.Data)
-	if !json.Valid(m.Data) {
+	// Unmarshal validated the whole message when it succeeded; a second
+	// scan of every (audio-sized) message is only needed when it failed.
+	if !ok && !json.Valid(m.Data) {
 		raw, _ = json.Marshal(string(m.Data)) // kept as a JSON string: not an object, metrics skip it
 		s.warnings = append(s.warnings, "received a frame that is not valid JSON")
 	}
@@ -489,8 +491,8 @@ func (s *Session) handle(m Message) {
 		if r := in.rate(); r > 0 && in.Type == protocol.TypeResponseOutputAudioDelta {
 			s.player.rate = r
 		}
-		if b := in.audioBytes(); len(b) > 0 && id != "" {
-			s.player.add(m.At, id, len(b))
+		if n := in.audioLen(); n > 0 && id != "" {
+			s.player.add(m.At, id, n)
 		}
 	case protocol.TypeResponseOutputAudioDone, protocol.TypeLegacyAudioDone:
 		s.player.end(m.At, id)
