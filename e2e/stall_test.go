@@ -263,15 +263,26 @@ func TestStallParam(t *testing.T) {
 			var st struct {
 				Banner, Thread, Link, Errors string
 			}
-			raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](fmt.Sprintf(`(function(){function g(id,f){var e=document.getElementById(id);return e?f(e):""}
+			js := fmt.Sprintf(`(function(){function g(id,f){var e=document.getElementById(id);return e?f(e):""}
 				return {Banner:g("stall-warning",function(e){return e.innerText}),Thread:g("in-session-thread",function(e){return e.value}),
-				Link:g(%q,function(e){return e.getAttribute("href")}),Errors:document.body.innerText}})()`, tc.link)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(raw, &st); err != nil {
-				t.Fatal(err)
-			}
+				Link:g(%q,function(e){return e.getAttribute("href")}),Errors:document.body.innerText}})()`, tc.link)
+			// The banner, the form and the link are drawn after the first
+			// render (a stalled page draws late): wait until what the case
+			// expects is on the page; the checks below report what was.
+			_ = pollUntil(ctx, 20*time.Second, func() (bool, error) {
+				raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](js))
+				if err != nil {
+					return false, err
+				}
+				if err := json.Unmarshal(raw, &st); err != nil {
+					return false, err
+				}
+				ok := (st.Banner != "") == tc.banner && st.Thread == tc.thread && strings.Contains(st.Errors, tc.errContains)
+				for _, w := range tc.linkHas {
+					ok = ok && strings.Contains(st.Link, w)
+				}
+				return ok, nil
+			})
 			if got := st.Banner != ""; got != tc.banner {
 				t.Errorf("stall banner %q, want shown = %v", st.Banner, tc.banner)
 			}
@@ -292,7 +303,7 @@ func TestStallParam(t *testing.T) {
 				}
 			}
 			if tc.errContains != "" && !strings.Contains(st.Errors, tc.errContains) {
-				t.Errorf("the page does not say %q", tc.errContains)
+				t.Errorf("the page does not say %q; it shows: %q", tc.errContains, st.Errors)
 			}
 			if !tc.banner {
 				return
