@@ -22,15 +22,15 @@ import (
 // Sizes are a wasm build's file sizes in bytes.
 type Sizes struct{ Raw, Gzip, Brotli int64 }
 
-func fsSizes(fsys fs.FS) (Sizes, error) {
+func fsSizes(fsys fs.FS, wasm string) (Sizes, error) {
 	var s Sizes
 	for _, f := range []struct {
 		name string
 		dst  *int64
-	}{{"app.wasm", &s.Raw}, {"app.wasm.gz", &s.Gzip}, {"app.wasm.br", &s.Brotli}} {
+	}{{wasm, &s.Raw}, {wasm + ".gz", &s.Gzip}, {wasm + ".br", &s.Brotli}} {
 		st, err := fs.Stat(fsys, f.name)
 		if err != nil {
-			return s, fmt.Errorf("bench: %s: %w (make wasm writes app.wasm, .gz and .br)", f.name, err)
+			return s, fmt.Errorf("bench: %s: %w (make wasm writes %s, .gz and .br)", f.name, err, wasm)
 		}
 		*f.dst = st.Size()
 	}
@@ -38,7 +38,11 @@ func fsSizes(fsys fs.FS) (Sizes, error) {
 }
 
 // AppSizes are web/app.wasm{,.gz,.br} as embedded in the server.
-func AppSizes() (Sizes, error) { return fsSizes(web.FS) }
+func AppSizes() (Sizes, error) { return fsSizes(web.FS, "app.wasm") }
+
+// WorkerSizes are web/session-worker.wasm{,.gz,.br}: the page's session
+// worker (cmd/worker).
+func WorkerSizes() (Sizes, error) { return fsSizes(web.FS, "session-worker.wasm") }
 
 // hello is the built go-app hello world: its wasm directory and a running
 // server for it.
@@ -77,7 +81,7 @@ func buildHello(ctx context.Context, root string) (*hello, error) {
 		h.close()
 		return nil, err
 	}
-	if h.Sizes, err = fsSizes(os.DirFS(dir)); err != nil {
+	if h.Sizes, err = fsSizes(os.DirFS(dir), "app.wasm"); err != nil {
 		h.close()
 		return nil, err
 	}
