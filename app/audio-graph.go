@@ -192,6 +192,15 @@ func (g *audioGraph) setClip(pcm []byte, audible bool) {
 	g.inNode.Get("port").Call("postMessage", jsObject(map[string]any{"type": "clip", "pcm": i16, "audible": audible}))
 }
 
+// playClip has the input worklet play a 16 kHz PCM16 clip (aloud if
+// audible) without cutting frames from it: the session worker streams the
+// clip itself, and the worklet then posts no frames at all.
+func (g *audioGraph) playClip(pcm []byte, audible bool) {
+	n := len(pcm) / 2
+	i16 := app.Window().Get("Int16Array").New(bytesToJS(pcm[:n*2]).Get("buffer"))
+	g.inNode.Get("port").Call("postMessage", jsObject(map[string]any{"type": "clip", "pcm": i16, "audible": audible, "playOnly": true}))
+}
+
 // inject mixes a 16 kHz PCM16 probe clip into the outgoing input.
 func (g *audioGraph) inject(id string, pcm []byte) {
 	n := len(pcm) / 2

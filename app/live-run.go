@@ -234,7 +234,13 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	if !r.dial(g, url, clip != nil) {
 		return
 	}
-	if clip != nil {
+	switch {
+	case clip != nil && r.worker != nil:
+		// The worker cuts and paces the clip's frames on its own clock;
+		// the worklet only plays it (aloud when asked to).
+		r.worker.StreamClip(clip)
+		g.playClip(clip, r.settings.Audible)
+	case clip != nil:
 		g.setClip(clip, r.settings.Audible)
 	}
 	if g.suspended() {
@@ -285,7 +291,10 @@ func (r *liveRun) dial(g *audioGraph, url string, clip bool) bool {
 
 // openWorker opens the session in the session worker.
 func (r *liveRun) openWorker(g *audioGraph, start session.WorkerStart) error {
-	ws, err := startWorkerSession(r.ctx, g, start, workerHooks{Event: r.onEvent, State: r.onState, Sent: r.onSent})
+	ws, err := startWorkerSession(r.ctx, g, start, workerHooks{
+		Event: r.onEvent, State: r.onState, Sent: r.onSent,
+		ClipStart: r.onClipStart, ClipEnd: r.onClipEnd, ProbeOnset: r.onProbeOnset,
+	})
 	if err != nil {
 		return err
 	}

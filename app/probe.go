@@ -182,7 +182,10 @@ func (r *liveRun) probeClip(kind string) (probeClipData, error) {
 // probe_s offset). Called from controller goroutines.
 func (r *liveRun) injectProbe(kind string) {
 	r.mu.Lock()
-	g, ready := r.graph, r.ready
+	g, ws, ready := r.graph, r.worker, r.ready
+	if !r.clipMode {
+		ws = nil // mic input is mixed in the input worklet
+	}
 	var p *probe
 	if ready && g != nil {
 		p = &probe{ID: fmt.Sprintf("probe_%d", len(r.probes)+1), Kind: kind, Seq: -1}
@@ -200,7 +203,11 @@ func (r *liveRun) injectProbe(kind string) {
 		p.Clip = c.Name
 	}
 	r.mu.Unlock()
-	if err == nil {
+	switch {
+	case err != nil:
+	case ws != nil:
+		ws.Inject(p.ID, c.PCM)
+	default:
 		g.inject(p.ID, c.PCM)
 	}
 }

@@ -26,6 +26,10 @@ type workerHooks struct {
 	Event func(trace.Event)
 	State func(session.State, error)
 	Sent  func(f inputFrame, sentMs float64)
+	// Clip mode (the worker cuts and paces the clip's frames itself):
+	ClipStart  func(seq int)
+	ClipEnd    func()
+	ProbeOnset func(id string, seq, sample int)
 }
 
 // workerSession is the page's handle on a session running in the session
@@ -152,6 +156,18 @@ func (ws *workerSession) onMessage(d app.Value) {
 			f := inputFrame{Seq: d.Get("seq").Int(), PCM: bytesFromJS(d.Get("pcm")), RMS: d.Get("rms").Float()}
 			ws.hooks.Sent(f, d.Get("sent_ms").Float())
 		}
+	case "clip-start":
+		if ws.hooks.ClipStart != nil {
+			ws.hooks.ClipStart(d.Get("seq").Int())
+		}
+	case "clip-end":
+		if ws.hooks.ClipEnd != nil {
+			ws.hooks.ClipEnd()
+		}
+	case "probe-onset":
+		if ws.hooks.ProbeOnset != nil {
+			ws.hooks.ProbeOnset(d.Get("id").String(), d.Get("seq").Int(), d.Get("sample").Int())
+		}
 	case "state":
 		if ws.hooks.State != nil {
 			ws.hooks.State(session.State(d.Get("state").String()), recordFrom(d.Get("error").String()))
@@ -206,6 +222,19 @@ func (ws *workerSession) Note(v any) error {
 	}
 	ws.w.Call("postMessage", map[string]any{"type": "note", "note": string(b)})
 	return nil
+}
+
+// StreamClip hands the worker the clip (16 kHz PCM16 LE) to stream on its
+// own clock; the buffer is transferred.
+func (ws *workerSession) StreamClip(pcm []byte) {
+	u8 := bytesToJS(pcm)
+	ws.w.Call("postMessage", map[string]any{"type": "clip", "pcm": u8}, []any{u8.Get("buffer")})
+}
+
+// Inject mixes a probe clip into the worker's clip stream from its next frame.
+func (ws *workerSession) Inject(id string, pcm []byte) {
+	u8 := bytesToJS(pcm)
+	ws.w.Call("postMessage", map[string]any{"type": "inject", "id": id, "pcm": u8}, []any{u8.Get("buffer")})
 }
 
 // StopInput tells the worker to send no more frames.

@@ -18,7 +18,7 @@ type WorkerStart struct {
 	SampleID     string  `json:"sample_id"`
 	Split        string  `json:"split"`
 	PageOrigin   float64 `json:"page_origin"` // the page's performance.timeOrigin
-	ClipMode     bool    `json:"clip_mode"`   // input is a clip: send from its clip-start frame on
+	ClipMode     bool    `json:"clip_mode"`   // input is a clip the page posts; the worker cuts and paces its frames
 	StallMs      int     `json:"stall_ms"`    // the page's debug stall, recorded in the wire log
 	StallEveryMs int     `json:"stall_every_ms"`
 }

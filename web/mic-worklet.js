@@ -17,6 +17,9 @@
 //            that frame on streams the clip on its own clock (labels in ms of
 //            the clip are ms from the first append). When it runs out it
 //            posts {type:"clip-end", seq} once and continues with silence.
+//            With playOnly (the session worker cuts and paces the clip's
+//            frames on its own clock) the clip is only played: no frames,
+//            no clip-start or clip-end.
 // Session worker: {type:"port", port} hands the worklet a MessagePort to the
 // page's session Worker; from then on frames go only there (never through
 // the main thread) and clip-start / clip-end go to both.
@@ -52,6 +55,7 @@ class InputProcessor extends AudioWorkletProcessor {
     this.clipPos = 0; // 16 kHz samples emitted from the clip (and silence after it)
     this.clipFrac = 0;
     this.audible = false;
+    this.playOnly = false;
     this.clipEnded = false;
     this.pending = null;
     this.inj = null;
@@ -79,6 +83,7 @@ class InputProcessor extends AudioWorkletProcessor {
     } else if (m.type === "clip") {
       this.pending = m.pcm; // started at the next frame boundary (process)
       this.audible = !!m.audible;
+      this.playOnly = !!m.playOnly;
     } else if (m.type === "inject") {
       this.inj = m.pcm;
       this.injPos = 0;
@@ -198,21 +203,22 @@ class InputProcessor extends AudioWorkletProcessor {
     this.clipFrac -= n;
     let start = this.clipPos;
     for (let i = 0; i < n; i++) {
-      if (this.pending && this.fill === 0) {
+      if (this.pending && (this.fill === 0 || this.playOnly)) {
         this.clip = this.pending;
         this.pending = null;
         this.clipPos = 0;
         this.clipEnded = false;
         start = -i; // clip position at this quantum's first sample
-        this.toBoth({ type: "clip-start", seq: this.seq });
+        if (!this.playOnly) this.toBoth({ type: "clip-start", seq: this.seq });
       }
       const j = this.clipPos++;
+      if (this.playOnly) continue;
       const v = this.clip && j < this.clip.length ? this.clip[j] / 32768 : 0;
       this.emit(v);
     }
     if (this.clip && !this.clipEnded && this.clipPos >= this.clip.length) {
       this.clipEnded = true;
-      this.toBoth({ type: "clip-end", seq: this.seq, ctxTime: currentTime });
+      if (!this.playOnly) this.toBoth({ type: "clip-end", seq: this.seq, ctxTime: currentTime });
     }
     if (this.audible && this.clip && out) {
       for (let c = 0; c < out.length; c++) {

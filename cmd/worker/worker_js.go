@@ -10,6 +10,8 @@ package main
 //	{type:"start", config: JSON session.WorkerStart, input: MessagePort, playback: MessagePort}
 //	{type:"note", note: JSON}              a wire-log annotation (session.Note)
 //	{type:"clock", ctx_time, perf_ms}      the playback context's clock on the page's timeline
+//	{type:"clip", pcm}                     clip mode: stream this clip (16 kHz PCM16 LE) on the worker's clock
+//	{type:"inject", id, pcm}               clip mode: mix a probe clip in from the next frame
 //	{type:"stop"}                          input ended: send no more frames
 //	{type:"finish"}                        commit, wait for the responses, close; answers "closed"
 //	{type:"cancel"}                        abandon the session
@@ -21,11 +23,15 @@ package main
 //	{type:"event", t_ms, dir, event}       every wire-log entry, in order
 //	{type:"state", state, error}           lifecycle (error: JSON or "")
 //	{type:"sent", seq, rms, sent_ms, pcm}  a frame went out (pcm: Uint8Array, transferred)
+//	{type:"clip-start", seq}               clip mode: frame seq begins with the clip
+//	{type:"clip-end", seq}                 clip mode: the clip's last sample went out in frame seq
+//	{type:"probe-onset", id, seq, sample}  clip mode: a probe starts in frame seq (before its "sent")
 //	{type:"closed", result: JSON session.WorkerResult, trace: JSON, error: JSON or ""}
 //	{type:"fatal", text}                   the worker itself failed
 //
-// input port (from the input AudioWorklet): {type:"frame", seq, pcm, rms, …},
-// {type:"clip-start", seq}. playback port (to and from the playback
+// input port (from the input AudioWorklet): {type:"frame", seq, pcm, rms, …}
+// (mic mode; in clip mode the worker cuts the frames itself, see streamClip).
+// playback port (to and from the playback
 // AudioWorklet): push/done/clear out; start/progress/drained/cleared/underrun in.
 
 import (
@@ -34,6 +40,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"syscall/js"
+	"time"
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/session"
@@ -62,8 +69,9 @@ type worker struct {
 	stopped    bool
 	lastSeq    int // last input frame seen (−1: none)
 	minSeq     int // first frame to send
-	clipStart  int // clip mode: seq of the clip's first frame (−1: not yet)
 	frames     chan frame
+	inject     *injection    // clip mode: a probe to mix into the next frame
+	paced      chan struct{} // clip mode: closed when streamClip returns
 	acks       chan ackReq
 	feed       session.PlaybackFeed
 	playAcks   session.PlaybackAcks
@@ -72,6 +80,11 @@ type worker struct {
 	clockPerf  float64  // … and the same instant on the page's timeline
 	clockKnown bool
 	funcs      []js.Func
+}
+
+type injection struct {
+	id  string
+	pcm []byte
 }
 
 type ackReq struct {
@@ -89,7 +102,7 @@ func main() {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(memoryLimit)
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &worker{self: js.Global(), ctx: ctx, stop: cancel, lastSeq: -1, clipStart: -1,
+	w := &worker{self: js.Global(), ctx: ctx, stop: cancel, lastSeq: -1,
 		frames: make(chan frame, 512), acks: make(chan ackReq, 256)}
 	onMsg := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		w.onPage(args[0].Get("data"))
@@ -138,6 +151,12 @@ func (w *worker) onPage(d js.Value) {
 	case "clock":
 		w.mu.Lock()
 		w.clockCtx, w.clockPerf, w.clockKnown = d.Get("ctx_time").Float(), d.Get("perf_ms").Float(), true
+		w.mu.Unlock()
+	case "clip":
+		w.startClip(bytesFrom(d.Get("pcm")))
+	case "inject":
+		w.mu.Lock()
+		w.inject = &injection{id: d.Get("id").String(), pcm: bytesFrom(d.Get("pcm"))}
 		w.mu.Unlock()
 	case "stop":
 		w.mu.Lock()
@@ -198,32 +217,30 @@ func (w *worker) dial(workerOrigin float64) {
 	go w.sendLoop(s)
 }
 
+func bytesFrom(u8 js.Value) []byte {
+	if u8.Type() != js.TypeObject {
+		return nil
+	}
+	b := make([]byte, u8.Get("byteLength").Int())
+	js.CopyBytesToGo(b, js.Global().Get("Uint8Array").New(u8.Get("buffer"), u8.Get("byteOffset"), len(b)))
+	return b
+}
+
 // onInput gets the input worklet's messages (JS callback: never block).
+// In clip mode the worker cuts its own frames, so the worklet's are not
+// sent.
 func (w *worker) onInput(d js.Value) {
 	switch d.Get("type").String() {
-	case "clip-start":
-		w.mu.Lock()
-		if w.clipStart < 0 {
-			w.clipStart = d.Get("seq").Int()
-		}
-		w.mu.Unlock()
 	case "frame":
 		seq := d.Get("seq").Int()
 		w.mu.Lock()
 		w.lastSeq = seq
-		send := w.ready && seq >= w.minSeq
-		if w.cfg.ClipMode {
-			// The clip is posted once the session is ready: every frame
-			// from its clip-start on is fresh (the page's rule).
-			send = w.ready && w.clipStart >= 0 && seq >= w.clipStart
-		}
+		send := w.ready && seq >= w.minSeq && !w.cfg.ClipMode
 		w.mu.Unlock()
 		if !send {
 			return
 		}
-		u8 := d.Get("pcm")
-		pcm := make([]byte, u8.Get("length").Int())
-		js.CopyBytesToGo(pcm, u8)
+		pcm := bytesFrom(d.Get("pcm"))
 		select {
 		case w.frames <- frame{seq: seq, pcm: pcm, rms: d.Get("rms").Float()}:
 		default: // the page counts what was not sent from the "sent" messages
@@ -250,11 +267,67 @@ func (w *worker) sendLoop(s *session.Session) {
 				w.onState(session.StateFailed, err)
 				return
 			}
-			sentAt := session.PerfNow()
-			u8 := js.Global().Get("Uint8Array").New(len(f.pcm))
-			js.CopyBytesToJS(u8, f.pcm)
-			w.post(map[string]any{"type": "sent", "seq": f.seq, "rms": f.rms, "sent_ms": sentAt, "pcm": u8}, u8.Get("buffer"))
+			w.postSent(f.seq, f.rms, session.PerfNow(), f.pcm)
 		}
+	}
+}
+
+// postSent tells the page a frame went out.
+func (w *worker) postSent(seq int, rms, sentAt float64, pcm []byte) {
+	u8 := js.Global().Get("Uint8Array").New(len(pcm))
+	js.CopyBytesToJS(u8, pcm)
+	w.post(map[string]any{"type": "sent", "seq": seq, "rms": rms, "sent_ms": sentAt, "pcm": u8}, u8.Get("buffer"))
+}
+
+// startClip streams the page's clip on the worker's own clock (once, and
+// only on a ready session in clip mode).
+func (w *worker) startClip(clip []byte) {
+	w.mu.Lock()
+	s, ok := w.sess, w.cfg.ClipMode && w.ready && w.paced == nil
+	if ok {
+		w.paced = make(chan struct{})
+	}
+	w.mu.Unlock()
+	if ok {
+		go w.streamClip(s, clip)
+	}
+}
+
+// streamClip sends the clip, then silence until the page says stop, frame
+// k at stream start + k·frame on performance.now(): the input worklet's
+// audio clock drifts against it, and a main thread that is busy delays
+// nothing here. Frame 0 is the clip's first sample, so stream ms = clip ms.
+func (w *worker) streamClip(s *session.Session, clip []byte) {
+	defer close(w.paced)
+	feed := session.NewClipFeed(clip, w.cfg.FrameMs)
+	next := func() (session.FeedFrame, bool) {
+		w.mu.Lock()
+		stopped, inj := w.stopped, w.inject
+		w.inject = nil
+		w.mu.Unlock()
+		if stopped {
+			return session.FeedFrame{}, false
+		}
+		if inj != nil {
+			feed.Inject(inj.id, inj.pcm)
+		}
+		return feed.Next(), true
+	}
+	sent := func(f session.FeedFrame, _ time.Duration) {
+		at := session.PerfNow()
+		if f.Seq == 0 {
+			w.post(map[string]any{"type": "clip-start", "seq": 0})
+		}
+		if f.ProbeID != "" {
+			w.post(map[string]any{"type": "probe-onset", "id": f.ProbeID, "seq": f.Seq, "sample": 0})
+		}
+		w.postSent(f.Seq, f.RMS, at, f.PCM)
+		if f.ClipEnd {
+			w.post(map[string]any{"type": "clip-end", "seq": f.Seq})
+		}
+	}
+	if err := s.PaceFrames(w.ctx, next, sent); err != nil && w.ctx.Err() == nil {
+		w.onState(session.StateFailed, err)
 	}
 }
 
@@ -372,7 +445,11 @@ func (w *worker) finish() {
 	}
 	w.mu.Lock()
 	w.stopped, w.ready = true, false
+	paced := w.paced
 	w.mu.Unlock()
+	if paced != nil {
+		<-paced // the last frame is out before the commit
+	}
 	res, tr, sessErr := s.Finish(w.ctx)
 	out := session.NewWorkerResult(res)
 	rb, _ := json.Marshal(out)
