@@ -64,6 +64,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.legacySeen,
 		FramesDropped: r.framesDropped, Incomplete: r.result != nil && r.result.Incomplete,
 		FrameTick: r.tickWarn, StallMs: r.settings.StallMs, StallEveryMs: r.settings.StallEveryMs,
+		WorkerFallback: r.workerFallback,
 	}
 	if r.cam != nil || r.clipVideo != nil {
 		in.Camera = "Camera"

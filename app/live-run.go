@@ -101,7 +101,8 @@ type liveRun struct {
 	sentMs         float64
 	framesSent     int
 	framesDropped  int
-	clipMode       bool // streaming a clip (dataset, dropped WAV), not the mic
+	workerFallback string // why the session worker could not start (the run fell back to the main thread)
+	clipMode       bool   // streaming a clip (dataset, dropped WAV), not the mic
 	clipStarted    bool
 	clipStartSeq   int // first frame of the clip (frames before it are not sent)
 	clipEnded      bool
@@ -277,11 +278,21 @@ func (r *liveRun) dial(g *audioGraph, url string, clip bool) bool {
 	if clip && r.settings.DatasetName() != "" {
 		start.SampleID, start.Split = r.settings.DatasetName(), "browser"
 	}
-	open := r.openMain
+	var err error
 	if r.inWorker() {
-		open = r.openWorker
+		err = r.openWorker(g, start)
+		if errors.Is(err, errWorkerUnavailable) {
+			// The run goes on, on the page's main thread (the baseline
+			// path), and its report says so.
+			r.mu.Lock()
+			r.workerFallback = err.Error()
+			r.mu.Unlock()
+			err = r.openMain(g, start)
+		}
+	} else {
+		err = r.openMain(g, start)
 	}
-	if err := open(g, start); err != nil {
+	if err != nil {
 		r.fail(dialFailure(r.ctx, r.settings, url, err))
 		r.saveFailedStart() // history lists failed runs too (save-failed.go)
 		return false

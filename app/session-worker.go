@@ -6,12 +6,23 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
 )
+
+// errWorkerUnavailable wraps why the session worker could not start
+// (no Worker here, its script or wasm failed to load, it did not load in
+// time): the run then falls back to the page's main thread.
+var errWorkerUnavailable = errors.New("the session worker could not start")
+
+// workerLoadTimeout bounds the wait for the worker's Go code to run
+// (fetching and compiling a 1.3 MB brotli wasm takes well under a second
+// on a laptop; a stuck load must not hang the run).
+const workerLoadTimeout = 20 * time.Second
 
 // workerClosed is what the worker sends when the session is closed.
 type workerClosed struct {
@@ -41,11 +52,13 @@ type workerSession struct {
 	fns    []app.Func
 	hooks  workerHooks
 	opened chan error // nil on ready
+	loaded chan struct{}
 	closed chan workerClosed
 
 	mu         sync.Mutex
 	id, tick   string
 	clockTimer float64
+	isLoaded   bool
 }
 
 // startWorkerSession starts the worker, gives it direct ports to both
@@ -54,21 +67,21 @@ func startWorkerSession(ctx context.Context, g *audioGraph, cfg session.WorkerSt
 	win := app.Window()
 	ctor := win.Get("Worker")
 	if ctor.IsUndefined() {
-		return nil, errors.New("this browser has no Web Workers (use session_thread=main)")
+		return nil, fmt.Errorf("%w: this browser has no Web Workers", errWorkerUnavailable)
 	}
 	cfg.PageOrigin = win.Get("performance").Get("timeOrigin").Float()
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}
-	ws := &workerSession{hooks: h, opened: make(chan error, 1), closed: make(chan workerClosed, 1)}
+	ws := &workerSession{hooks: h, opened: make(chan error, 1), loaded: make(chan struct{}), closed: make(chan workerClosed, 1)}
 	ws.w = ctor.New("/web/session-worker.js")
 	onMsg := app.FuncOf(func(_ app.Value, args []app.Value) any {
 		ws.onMessage(args[0].Get("data"))
 		return nil
 	})
 	onErr := app.FuncOf(func(_ app.Value, args []app.Value) any {
-		msg := "the session worker failed to load"
+		msg := "script error"
 		if len(args) > 0 && !args[0].Get("message").IsUndefined() {
 			msg += ": " + args[0].Get("message").String()
 		}
@@ -80,12 +93,26 @@ func startWorkerSession(ctx context.Context, g *audioGraph, cfg session.WorkerSt
 	ws.w.Set("onerror", onErr)
 	mc := win.Get("MessageChannel")
 	in, out := mc.New(), mc.New()
-	g.inNode.Get("port").Call("postMessage", map[string]any{"type": "port", "port": in.Get("port1")}, []any{in.Get("port1")})
-	g.outNode.Get("port").Call("postMessage", map[string]any{"type": "port", "port": out.Get("port1")}, []any{out.Get("port1")})
 	ws.w.Call("postMessage", map[string]any{
 		"type": "start", "config": string(b), "input": in.Get("port2"), "playback": out.Get("port2"),
 	}, []any{in.Get("port2"), out.Get("port2")})
 	ws.startClock(g)
+	select { // a worker that fails before its Go code runs is unavailable
+	case <-ws.loaded:
+	case err := <-ws.opened:
+		ws.release()
+		return nil, err
+	case <-time.After(workerLoadTimeout):
+		ws.release()
+		return nil, fmt.Errorf("%w: it did not load within %v", errWorkerUnavailable, workerLoadTimeout)
+	case <-ctx.Done():
+		ws.release()
+		return nil, ctx.Err()
+	}
+	// Only a worker that runs gets the worklets' ports: a page that falls
+	// back keeps its worklets talking to itself.
+	g.inNode.Get("port").Call("postMessage", map[string]any{"type": "port", "port": in.Get("port1")}, []any{in.Get("port1")})
+	g.outNode.Get("port").Call("postMessage", map[string]any{"type": "port", "port": out.Get("port1")}, []any{out.Get("port1")})
 	select {
 	case err := <-ws.opened:
 		if err != nil {
@@ -119,6 +146,19 @@ func (ws *workerSession) startClock(g *audioGraph) {
 }
 
 func (ws *workerSession) fail(err error) {
+	ws.mu.Lock()
+	loaded := ws.isLoaded
+	ws.mu.Unlock()
+	if !loaded {
+		// Not started yet: the page falls back to its main thread, so
+		// this is no failure of the run.
+		select {
+		case ws.opened <- fmt.Errorf("%w: %v", errWorkerUnavailable, err):
+		default:
+		}
+		return
+	}
+	err = fmt.Errorf("the session worker failed: %w", err)
 	select {
 	case ws.opened <- err:
 	default:
@@ -172,6 +212,13 @@ func (ws *workerSession) onMessage(d app.Value) {
 		if ws.hooks.State != nil {
 			ws.hooks.State(session.State(d.Get("state").String()), recordFrom(d.Get("error").String()))
 		}
+	case "loaded":
+		ws.mu.Lock()
+		if !ws.isLoaded {
+			ws.isLoaded = true
+			close(ws.loaded)
+		}
+		ws.mu.Unlock()
 	case "ready":
 		ws.mu.Lock()
 		ws.id, ws.tick = d.Get("session_id").String(), d.Get("tick_warning").String()

@@ -29,6 +29,9 @@ type warnInput struct {
 	FrameTick     string // the session's frame-size warning (append size vs the server's tick)
 	// StallMs/StallEveryMs: the debug main-thread stall that was on.
 	StallMs, StallEveryMs int
+	// WorkerFallback: why the session worker could not start, when the
+	// run fell back to the page's main thread.
+	WorkerFallback string
 }
 
 // computeWarnings returns the validity warnings in a fixed order.
@@ -39,6 +42,9 @@ func computeWarnings(in warnInput) []warning {
 	}
 	if in.StallMs > 0 {
 		add(report.WarnMainThreadStall, false, "Debug: the page's main thread was kept busy %d ms every %d ms on purpose (stall_ms, stall_every_ms): the numbers show what main-thread load does, not a normal run.", in.StallMs, in.StallEveryMs)
+	}
+	if in.WorkerFallback != "" {
+		add(report.WarnWorkerUnavailable, false, "The session ran on the page's main thread (%s); drawing the page could delay its sends and receive stamps by tens of ms there.", in.WorkerFallback)
 	}
 	if in.TabHidden {
 		add(report.WarnTabHidden, false, "The tab was hidden during the run. Audio pacing comes from the audio clock, but the browser may have delayed the page's other work.")

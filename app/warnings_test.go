@@ -29,6 +29,7 @@ func TestComputeWarnings(t *testing.T) {
 				report.WarnServerMetricsMissing, report.WarnPlaybackUnderrun, report.WarnLegacyEventNames, report.WarnIncompleteSession}},
 		{"lag of exactly one frame is fine", warnInput{FrameMs: 80, PacingMaxMs: 80}, nil},
 		{"debug stall is named", warnInput{FrameMs: 200, StallMs: 250, StallEveryMs: 1000}, []string{report.WarnMainThreadStall}},
+		{"a worker that could not start is named", warnInput{FrameMs: 200, WorkerFallback: "its wasm did not load"}, []string{report.WarnWorkerUnavailable}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

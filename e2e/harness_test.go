@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,10 +51,12 @@ type stack struct {
 	URL string
 	// FailUploads makes POST /api/reports answer 503 (the pending-upload test).
 	FailUploads atomic.Bool
-	srv         *server.Server
-	sim         *sim.Server
-	store       *archive.Memory
-	ts          *httptest.Server
+	// FailWorker makes /web/session-worker.wasm answer 404 (the fallback test).
+	FailWorker atomic.Bool
+	srv        *server.Server
+	sim        *sim.Server
+	store      *archive.Memory
+	ts         *httptest.Server
 }
 
 func startStack(t testing.TB) *stack { return startStackWith(t, nil) }
@@ -86,6 +89,10 @@ func startStackWith(t testing.TB, edit func(*server.Config)) *stack {
 	}
 	st.srv = srv
 	st.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st.FailWorker.Load() && strings.HasPrefix(r.URL.Path, "/web/session-worker.wasm") {
+			http.NotFound(w, r)
+			return
+		}
 		if st.FailUploads.Load() && r.Method == http.MethodPost && r.URL.Path == "/api/reports" {
 			http.Error(w, `{"error":"archive unavailable (test)"}`, http.StatusServiceUnavailable)
 			return

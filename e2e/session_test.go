@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -464,6 +465,37 @@ func TestDatasetSession(t *testing.T) {
 	tr := checkReport(t, s, run)
 	wantThread(t, tr, "worker")
 	writeFigure(t, "dataset_first_point_ms", run.FirstPointMs)
+}
+
+// TestSessionWorkerFallback: when the session worker's wasm does not load,
+// the run goes on on the page's main thread instead of failing, and its
+// report says why (session_worker_unavailable).
+func TestSessionWorkerFallback(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	s.FailWorker.Store(true)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelT()
+	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}}
+	run := runPage(t, s, ctx, q, 2*time.Minute)
+	tr := checkReport(t, s, run)
+	wantThread(t, tr, "main")
+	var rep struct {
+		Warnings []struct{ Code, Message string } `json:"warnings"`
+	}
+	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
+	var msg string
+	for _, w := range rep.Warnings {
+		if w.Code == report.WarnWorkerUnavailable {
+			msg = w.Message
+		}
+	}
+	t.Logf("warning: %q", msg)
+	if !strings.Contains(msg, "session-worker.wasm") {
+		t.Errorf("warnings %+v: want %s naming the wasm that did not load", rep.Warnings, report.WarnWorkerUnavailable)
+	}
 }
 
 // wantThread checks where the page's session ran, by the wire log's

@@ -350,6 +350,7 @@ const (
 	WarnInvalidValue         = "invalid_server_value" // NaN/±Inf or unconvertible value written as null (issue 16)
 	WarnFrameTick            = "frame_tick_mismatch"
 	WarnMainThreadStall      = "main_thread_stall" // the page's debug stall_ms was on (issue 17)
+	WarnWorkerUnavailable    = "session_worker_unavailable"
 )
 
 // WarningCodes lists every known code with its default human text.
@@ -366,6 +367,7 @@ var WarningCodes = map[string]string{
 	WarnInvalidValue:         "A server value was not a finite number (or not convertible); it is written as null.",
 	WarnFrameTick:            "The append size disagrees with the server's tick (capabilities.chunk_period_ms).",
 	WarnMainThreadStall:      "The page's debug main-thread stall (stall_ms, stall_every_ms) was on: the run shows what main-thread load does.",
+	WarnWorkerUnavailable:    "The page's session worker could not start, so the session ran on the page's main thread, where drawing can delay its timing.",
 }
 
 // Warning is one validity warning: a code from WarningCodes and human text.

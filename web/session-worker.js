@@ -8,4 +8,4 @@ self.onmessage = (e) => self.__dsQueue.push(e);
 const go = new Go();
 WebAssembly.instantiateStreaming(fetch("/web/session-worker.wasm"), go.importObject)
   .then((r) => go.run(r.instance))
-  .catch((err) => self.postMessage({ type: "fatal", text: "the session worker could not start: " + err }));
+  .catch((err) => self.postMessage({ type: "fatal", text: "loading /web/session-worker.wasm: " + err }));

@@ -18,6 +18,7 @@ package main
 //
 // worker → page
 //
+//	{type:"loaded"}                        the worker's Go code runs (before any dial)
 //	{type:"ready", session_id, tick_warning, worker_origin}
 //	{type:"dial_error", error: JSON session.ErrorRecord}
 //	{type:"event", t_ms, dir, event}       every wire-log entry, in order
@@ -109,6 +110,7 @@ func main() {
 		return nil
 	})
 	w.self.Set("onmessage", onMsg)
+	w.post(map[string]any{"type": "loaded"})
 	// Messages that came while the wasm compiled (session-worker.js queued them).
 	if q := w.self.Get("__dsQueue"); q.Type() == js.TypeObject {
 		for i := 0; i < q.Length(); i++ {
