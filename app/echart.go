@@ -3,6 +3,7 @@ package app
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
@@ -69,6 +70,12 @@ func (c *echart) draw(ctx app.Context) {
 	}
 	ec := app.Window().Get("echarts")
 	if ec.IsUndefined() {
+		// The deferred echarts script has not run yet: try again soon.
+		ctx.After(20*time.Millisecond, func(ctx app.Context) {
+			if c.Mounted() {
+				c.draw(ctx)
+			}
+		})
 		return
 	}
 	if c.inst == nil {

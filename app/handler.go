@@ -63,8 +63,14 @@ func Handler(opts *HandlerOptions) http.Handler {
 			Maskable: "/web/icons/icon-192.png",
 			SVG:      "/web/icons/icon.svg",
 		},
-		Styles:                []string{"/web/app.css"},
-		Scripts:               []string{"/web/echarts.min.js"},
+		Styles: []string{"/web/app.css"},
+		// echarts is deferred (after go-app's deferred app.js), so parsing
+		// and the wasm's streaming compile never wait for 1 MB of chart
+		// code; a chart drawn before it ran retries (echart.draw). The
+		// preload starts the wasm download with the HTML, not when app.js
+		// runs; as=fetch + crossorigin=anonymous match app.js's fetch().
+		Scripts:               []string{"/web/echarts.min.js defer"},
+		RawHeaders:            []string{`<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`},
 		Resources:             assetResolver{Handler: http.StripPrefix("/web", web.Handler(o.Assets))},
 		Version:               o.Version,
 		WasmContentLength:     strconv.Itoa(len(raw)),

@@ -61,6 +61,15 @@ func TestHandlerPageIsSelfContained(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
+	// Start-up: echarts never blocks parsing or the wasm's compile
+	// (deferred), and the wasm download starts with the HTML (preload
+	// matching app.js's fetch, or the browser fetches it twice).
+	if !regexp.MustCompile(`<script[^>]*\bdefer\b[^>]*src="/web/echarts.min.js"|<script[^>]*src="/web/echarts.min.js"[^>]*\bdefer\b`).MatchString(page) {
+		t.Errorf("echarts is not deferred: it would block the first paint and the wasm compile")
+	}
+	if !strings.Contains(page, `<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`) {
+		t.Errorf("page does not preload /web/app.wasm as app.js fetches it")
+	}
 	ext := regexp.MustCompile(`(src|href)="(https?:)?//`)
 	if m := ext.FindAllString(page, -1); len(m) > 0 {
 		t.Errorf("page references outside resources: %v", m)
