@@ -60,6 +60,7 @@ func TestShareListenDatasetRun(t *testing.T) {
 	if ext[0][1] < 12 || ext[0][1] > 25 {
 		t.Errorf("dashboard timeline spans %v s, want the 12 s run (≤ 25 s with the tail)", ext[0])
 	}
+	t.Logf("dashboard timeline lanes: user %v s, model %v s", ext[0], ext[1])
 
 	// The share page.
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/r/"+run.ReportID), chromedp.WaitReady("body")); err != nil {
@@ -94,6 +95,7 @@ func TestShareListenDatasetRun(t *testing.T) {
 			model++
 		}
 	}
+	t.Logf("share page: %d reply starts listed, player played; transcripts: %d user lines (clip text), %d model lines", len(starts), user, model)
 	if user == 0 || model == 0 {
 		t.Errorf("transcripts: %d user lines (clip text), %d model lines, want both:\n%s", user, model, strings.Join(said, "\n"))
 	}
@@ -107,5 +109,6 @@ func TestShareListenDatasetRun(t *testing.T) {
 	if ext[0][0] != ext[1][0] || ext[0][1] != ext[1][1] || ext[0][1] < 12 {
 		t.Errorf("share page session timeline lanes: user %v, model %v, want one axis covering the 12 s run", ext[0], ext[1])
 	}
+	t.Logf("share page session timeline lanes: user %v s, model %v s", ext[0], ext[1])
 	screenshot(t, ctx, "share-listen")
 }

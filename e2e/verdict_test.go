@@ -90,7 +90,10 @@ func dashboardVerdict(t *testing.T, ctx context.Context) (live, plain, plainText
 // TestBrowserVerdict: one judgement everywhere. A page session's
 // dashboard verdict (live tab and plain tab) equals its share page's
 // data-verdict; a session the server killed is incomplete on both, with
-// the reason; a stored run with RTF p99 ≥ 1 (median < 1) is not called
+// the reason; a page run against a simulator slower than real time
+// (sim_rtf=2) is neither good nor usable on the dashboard and its share
+// page, and neither says "faster than real time"; a stored run with RTF
+// p99 ≥ 1 (median < 1) is not called
 // real-time on its share page; a CLI run's share page never says "heard".
 func TestBrowserVerdict(t *testing.T) {
 	requireBuild(t)
@@ -151,6 +154,49 @@ func TestBrowserVerdict(t *testing.T) {
 		for _, txt := range []string{plainText, sharedText} {
 			if !strings.Contains(txt, "server_shutdown") {
 				t.Errorf("verdict %q does not name the reason (server_shutdown)", txt)
+			}
+		}
+	})
+
+	t.Run("slower than real time on the dashboard", func(t *testing.T) {
+		// The simulator takes 2 s to generate each second of a reply. The
+		// test profile's replies are four 100 ms packets and the first comes
+		// at once, so the client receive clock measures less (up to 1.70 in
+		// one run; sim_rtf=1.15 stayed below 1).
+		slow := wsOf(s.URL) + "/v1/realtime?" + url.Values{"sim_profile": {"test"}, "sim_rtf": {"2"}}.Encode()
+		q := url.Values{"autostart": {"1"}, "duration_s": {"14"}, "source": {"dataset:builtin"}, "url": {slow}}
+		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
+			t.Fatal(err)
+		}
+		live, plain, plainText := dashboardVerdict(t, ctx)
+		dash, _, err := pageText(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := attr(ctx, "#share", "data-report-id")
+		var rep report.Report
+		s.getJSON(t, "/api/reports/"+id, &rep)
+		f := report.FactsOf(&rep)
+		shared, sharedText := shareVerdict(t, ctx, s.URL, id)
+		share, _, err := pageText(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("sim_rtf=2: %d of %d responses at RTF ≥ 1; dashboard: %s / %s (%q); share page: %s (%q)", f.RTFSlow, f.Responses, live, plain, plainText, shared, sharedText)
+		if f.RTFSlow == 0 {
+			t.Fatalf("sim_rtf=2 gave no response at RTF ≥ 1: the test proves nothing")
+		}
+		if live != shared || plain != shared {
+			t.Errorf("dashboard says %q (live tab) / %q (plain tab), share page %q", live, plain, shared)
+		}
+		for _, v := range []string{live, plain, shared} {
+			if v == report.VerdictGood || v == report.VerdictUsable {
+				t.Errorf("a run with %d responses at RTF ≥ 1 judged %q", f.RTFSlow, v)
+			}
+		}
+		for page, body := range map[string]string{"dashboard": dash, "share page": share} {
+			if strings.Contains(strings.ToLower(body), "faster than real time") {
+				t.Errorf("the %s says \"faster than real time\" while %d responses were slower", page, f.RTFSlow)
 			}
 		}
 	})

@@ -78,6 +78,8 @@ func TestBrowserAccessibleServerPages(t *testing.T) {
 			}
 			if sw[1] != int(w) || sw[0] > sw[1] {
 				t.Errorf("scrollWidth %d, innerWidth %d: want innerWidth %d and no horizontal scroll", sw[0], sw[1], w)
+			} else {
+				t.Logf("%s at %d px: scrollWidth %d <= innerWidth %d", tc.path, w, sw[0], sw[1])
 			}
 		})
 	}

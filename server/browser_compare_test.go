@@ -69,6 +69,7 @@ func TestBrowserHistoryCompare(t *testing.T) {
 		case n["regression"] == 0 && n["improvement"] == 0 && n["not-enough-data"] == 0 && !strings.Contains(headline, "No significant change"):
 			t.Errorf("%s: only unchanged rows under the headline %q", where, headline)
 		}
+		t.Logf("%s: headline %q over %d rows %v", where, headline, len(rows), n)
 		return headline, rows
 	}
 

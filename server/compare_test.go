@@ -156,13 +156,15 @@ func TestCompareRunVerdicts(t *testing.T) {
 	fast := upload(t, e, fixture{model: "m", n: 25, ttfp: 200, seed: 1}.json(t))
 	slow := upload(t, e, fixture{model: "m", n: 25, ttfp: 2000, seed: 2}.json(t))
 	few := upload(t, e, fixture{model: "m", n: 2, ttfp: 200, seed: 3}.json(t))
-	_, _, b := e.do("GET", "/compare?ids="+fast+","+slow+","+few, nil)
+	// RTF 0.8, 0.85, 1.1, 1.26: median < 1, p99 ≥ 1 (issue 20's run)
+	rtf := upload(t, e, judgedRun{ttfp: 200, rtf: []float64{0.8, 0.85, 1.1, 1.26}, speech: 250, complete: true}.json(t))
+	_, _, b := e.do("GET", "/compare?ids="+fast+","+slow+","+few+","+rtf, nil)
 	row := regexp.MustCompile(`(?s)<tr id="run-verdicts">(.*?)</tr>`).FindStringSubmatch(string(b))
 	if row == nil {
 		t.Fatalf("compare has no run-verdicts row:\n%s", b)
 	}
 	cells := regexp.MustCompile(`data-verdict="([a-z-]+)"`).FindAllStringSubmatch(row[1], -1)
-	ids := []string{fast, slow, few}
+	ids := []string{fast, slow, few, rtf}
 	if len(cells) != len(ids) {
 		t.Fatalf("%d verdict cells, want %d: %s", len(cells), len(ids), row[1])
 	}
@@ -174,6 +176,9 @@ func TestCompareRunVerdicts(t *testing.T) {
 			t.Errorf("run %d: compare says %q, share page %v", i, cells[i][1], m)
 		}
 		seen[cells[i][1]] = true
+	}
+	if got := cells[3][1]; got != report.VerdictNotRealTime {
+		t.Errorf("compare calls the run with 2 of 4 responses at RTF ≥ 1 %q, want %q", got, report.VerdictNotRealTime)
 	}
 	if len(seen) < 2 {
 		t.Errorf("a fast, a slow and a 2-response run all judged %v: the test cannot tell verdicts apart", seen)

@@ -104,10 +104,11 @@ func TestBrowserShareListen(t *testing.T) {
 	}
 
 	// The export, from a file, offline.
-	code, _, body := e.do("GET", "/api/reports/"+id+"/export?format=html", nil)
+	code, hdr, body := e.do("GET", "/api/reports/"+id+"/export?format=html", nil)
 	if code != 200 {
 		t.Fatalf("export = %d", code)
 	}
+	t.Logf("export: %d bytes; Content-Disposition %q; Content-Security-Policy %q", len(body), hdr.Get("Content-Disposition"), hdr.Get("Content-Security-Policy"))
 	file := filepath.Join(t.TempDir(), "export.html")
 	if err := os.WriteFile(file, body, 0o644); err != nil {
 		t.Fatal(err)

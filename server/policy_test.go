@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -140,6 +141,8 @@ func TestPageCSP(t *testing.T) {
 	placeholder := newEnv(t, nil)
 	appCSP := []string{"script-src 'self' 'wasm-unsafe-eval'", "worker-src 'self'", "connect-src 'self' ws: wss:", "media-src 'self' blob: data:", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "default-src 'none'"}
 	strict := []string{"default-src 'none'", "script-src 'self';", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"}
+	// the share page's player (<audio src="/api/reports/{id}/audio/…">) needs media-src 'self'
+	share := append(slices.Clone(strict), "media-src 'self'")
 	cases := []struct {
 		env  *env
 		path string
@@ -148,7 +151,7 @@ func TestPageCSP(t *testing.T) {
 		{e, "/", appCSP},
 		{e, "/load?model=%22%3E%3Cscript%3E", appCSP},
 		{e, "/r/not-an-id", strict},
-		{e, "/r/" + idFor(7), strict},
+		{e, "/r/" + idFor(7), share},
 		{e, "/history", strict},
 		{e, "/compare?ids=x", strict},
 		{e, "/runs/nope", strict},
