@@ -38,6 +38,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"syscall/js"
@@ -452,6 +453,7 @@ func (w *worker) finish() {
 	if paced != nil {
 		<-paced // the last frame is out before the commit
 	}
+	_ = s.Note(runtimeNote())
 	res, tr, sessErr := s.Finish(w.ctx)
 	out := session.NewWorkerResult(res)
 	rb, _ := json.Marshal(out)
@@ -462,4 +464,21 @@ func (w *worker) finish() {
 		e = string(b)
 	}
 	w.post(map[string]any{"type": "closed", "result": string(rb), "trace": string(tb), "error": e})
+}
+
+// runtimeNote is the worker's Go runtime at the end of the input, for the
+// wire log: a collection stops the worker's only thread, so a late send
+// or stamp can be told apart from one the browser delayed.
+func runtimeNote() map[string]any {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	var maxPause uint64
+	for _, p := range ms.PauseNs {
+		maxPause = max(maxPause, p)
+	}
+	return map[string]any{
+		"type": "duplexscope.worker_runtime", "gc_count": ms.NumGC,
+		"gc_pause_total_ms": float64(ms.PauseTotalNs) / 1e6, "gc_pause_max_ms": float64(maxPause) / 1e6,
+		"heap_alloc_bytes": ms.HeapAlloc, "total_alloc_bytes": ms.TotalAlloc, "memory_limit_bytes": memoryLimit,
+	}
 }
