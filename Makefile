@@ -31,11 +31,15 @@ deps:
 test: deps check unit wasmtest wasm security e2e smoke ## everything CI runs (installs chromium/postgresql if missing)
 	@echo "make test: all passed"
 
-check: ## gofmt, go mod tidy, vet (native + wasm)
+check: ## gofmt, go mod tidy, vet and staticcheck (native + wasm, and the browser-test tag)
 	@out=$$(gofmt -s -l .); if [ -n "$$out" ]; then echo "gofmt -s would change:"; echo "$$out"; exit 1; fi
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./...
+	$(GO) build -o bin/staticcheck honnef.co/go/tools/cmd/staticcheck
+	bin/staticcheck ./...
+	GOOS=js GOARCH=wasm bin/staticcheck ./...
+	bin/staticcheck -tags e2e ./e2e/ ./server/
 
 lint: check
 

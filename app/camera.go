@@ -124,13 +124,6 @@ func (c *camera) capture() {
 	c.mu.Unlock()
 }
 
-// counts returns the pictures captured and dropped so far.
-func (c *camera) counts() (captured, dropped int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.captured, c.dropped
-}
-
 // stop ends the capture and releases the camera.
 func (c *camera) stop() {
 	c.once.Do(func() {

@@ -48,11 +48,6 @@ func newFrameClock(frameMs int, onTick func(seq int)) (*frameClock, error) {
 	return c, nil
 }
 
-// suspended reports whether the browser holds the clock until a gesture.
-func (c *frameClock) suspended() bool { return c.ctx.Get("state").String() == "suspended" }
-
-func (c *frameClock) resume() { c.ctx.Call("resume") }
-
 func (c *frameClock) close() {
 	if c == nil {
 		return

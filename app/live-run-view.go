@@ -97,12 +97,6 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	return snap
 }
 
-// verdictEveryMs throttles the live judgement: it rebuilds the report the
-// page would save (a JSON pass over every row) on the page's only thread,
-// so while streaming it runs at most once a second; a failure and the
-// finished run are judged at once.
-const verdictEveryMs = 1000
-
 // viewCache is the last snapshot whose charts were built.
 type viewCache struct {
 	snap *liveSnapshot

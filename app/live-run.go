@@ -139,10 +139,6 @@ type liveRun struct {
 	ttRec          turntaking.Recorder
 	ttAtMs         float64
 	userSpeech     []turntaking.Interval // VAD of the sent audio (trace clock), refreshed with the turn-taking pass
-	verdict        report.Verdict        // the last live judgement (snapshotLocked)
-	verdictErr     string
-	verdictAtMs    float64
-	verdictSet     bool
 	ttBusy         bool
 	probeClips     map[string]probeClipData // standard clips by kind, fetched once per run
 	probeSchedule  []ProbeAt                // probe_s probes not yet injected, in time order

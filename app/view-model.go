@@ -148,7 +148,6 @@ func buildView(in viewInput) *liveSnapshot {
 	}
 	pts := map[chart.Metric][]chart.Point{}
 	var steps []chart.Step
-	var heard []float64
 	var ttfpClocks = map[metrics.Clock]bool{}
 	var ttftClocks = map[metrics.Clock]bool{}
 	for _, row := range in.Result.Rows {
@@ -182,7 +181,6 @@ func buildView(in viewInput) *liveSnapshot {
 		}
 		if h, ok := rv.heardMs(); ok {
 			pts[chart.Heard] = append(pts[chart.Heard], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: h, Origin: chart.OriginPlayback})
-			heard = append(heard, h)
 			if step.ClientTTFPMs != nil {
 				d := math.Max(0, h-*step.ClientTTFPMs)
 				step.ReceivedToPlayedMs = &d

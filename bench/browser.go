@@ -5,7 +5,6 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -367,5 +366,3 @@ func demoFPS(chromium, u, mark string, d time.Duration) (float64, error) {
 	time.Sleep(time.Second) // let the first updates settle
 	return b.fps(d)
 }
-
-var errNoHello = errors.New("bench: hello world not built")

@@ -147,11 +147,10 @@ func parseStage0(raw json.RawMessage) *stage0Parsed {
 }
 
 type respState struct {
-	id     string
-	index  int // request_index; -1 until listed
-	bytes  int // decoded audio bytes of all accepted deltas (any time)
-	win    window
-	hasWin bool
+	id    string
+	index int // request_index; -1 until listed
+	bytes int // decoded audio bytes of all accepted deltas (any time)
+	win   window
 }
 
 // window is a response's state over its events at or after stream start.

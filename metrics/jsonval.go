@@ -81,7 +81,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // isIntLit reports whether a number literal is a JSON integer (Python int).
 func isIntLit(raw json.RawMessage) bool {
-	return bytes.IndexAny(raw, ".eE") < 0
+	return !bytes.ContainsAny(raw, ".eE")
 }
 
 // number returns a JSON number (not a boolean) as float64. Out-of-range

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/duplexscope/duplexscope/protocol"
@@ -418,7 +419,7 @@ func parseValue(dec *json.Decoder) (any, error) {
 		if s == trace.NaNLiteral {
 			return math.NaN(), nil
 		}
-		if bytes.IndexAny([]byte(s), ".eE") < 0 {
+		if !strings.ContainsAny(s, ".eE") {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return n, nil
 			}

@@ -185,9 +185,6 @@ func pyIntOf(raw json.RawMessage) (Int, bool) {
 	return Int{}, false
 }
 
-// errRaises marks a conversion the reference's Python raises on.
-var errRaises = errors.New("raises")
-
 // pyIntConv is Python int(v or 0) for a decoded JSON value: exact; strings
 // parse as int(str) does (pyIntString). The error is non-nil when Python
 // raises (int of NaN/±Inf, a non-numeric string, a non-empty list or dict).

@@ -17,7 +17,6 @@ type run struct {
 	speech    []float64
 	complete  bool
 	sessErr   string
-	sessions  int // extra session entries: 0 = one complete session
 }
 
 func (r run) build(t *testing.T) *report.Report {

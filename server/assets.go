@@ -30,19 +30,6 @@ func (s *Server) handleAsset(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
 }
 
-// wasmMissing reports whether the web FS lacks every form of app.wasm.
-func (s *Server) wasmMissing() bool {
-	if s.cfg.Web == nil {
-		return true
-	}
-	for _, n := range []string{"app.wasm", "app.wasm.br", "app.wasm.gz"} {
-		if _, err := fs.Stat(s.cfg.Web, n); err == nil {
-			return false
-		}
-	}
-	return true
-}
-
 // acceptsEncoding reports whether the request's Accept-Encoding allows enc
 // (listed, or "*", with a q-value other than 0).
 func acceptsEncoding(r *http.Request, enc string) bool {

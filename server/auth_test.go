@@ -203,7 +203,8 @@ func TestReportCapability(t *testing.T) {
 	repA := fixture{model: "a", n: 1, ttfp: 300, edit: declare(att{"wire-log.json", "application/json", wav})}.json(t)
 	repOther := fixture{model: "other", n: 1, ttfp: 300}.json(t)
 	capA := "Bearer " + a.Capability
-	code, hdr, body := e.do("POST", "/api/reports", repA, "Authorization", capA, "Idempotency-Key", "k1")
+	code, _, body := e.do("POST", "/api/reports", repA, "Authorization", capA, "Idempotency-Key", "k1")
+	var hdr http.Header
 	if code != 201 || decode[server.UploadResponse](t, body).ID != a.ID {
 		t.Fatalf("upload with capability = %d %s, want 201 with id %s", code, body, a.ID)
 	}

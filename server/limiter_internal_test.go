@@ -87,7 +87,8 @@ func TestLimiterEvictsOldestFirst(t *testing.T) {
 	if _, ok := l.b["idle"]; ok {
 		t.Fatal("idle key survived four newer keys with maxKeys 4")
 	}
-	if !l.allow("idle") || !l.allow("idle") || l.allow("idle") {
+	first, second, third := l.allow("idle"), l.allow("idle"), l.allow("idle")
+	if !first || !second || third {
 		t.Error("an evicted client should return with exactly the burst (2)")
 	}
 }
