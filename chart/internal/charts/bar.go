@@ -23,13 +23,6 @@ func NewBar() *Bar {
 	return c
 }
 
-// EnablePolarType enables the polar bar.
-func (c *Bar) EnablePolarType() *Bar {
-	c.hasXYAxis = false
-	c.hasPolar = true
-	return c
-}
-
 // SetXAxis sets the X axis.
 func (c *Bar) SetXAxis(x interface{}) *Bar {
 	c.xAxisData = x

@@ -1,8 +1,6 @@
 package charts
 
 import (
-	"github.com/go-echarts/go-echarts/v2/datasets"
-	"github.com/go-echarts/go-echarts/v2/event"
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/types"
 	"github.com/go-echarts/go-echarts/v2/util"
@@ -15,25 +13,14 @@ type GlobalOpts func(bc *BaseConfiguration)
 
 // BaseConfiguration represents an option set needed by all chart types.
 type BaseConfiguration struct {
-	opts.Legend       `json:"legend"`
-	opts.Tooltip      `json:"tooltip"`
-	opts.Toolbox      `json:"toolbox"`
-	opts.Title        `json:"title"`
-	opts.Polar        `json:"polar"`
-	opts.AngleAxis    `json:"angleAxis"`
-	opts.RadiusAxis   `json:"radiusAxis"`
-	opts.Brush        `json:"brush"`
-	*opts.AxisPointer `json:"axisPointer"`
-	*opts.Aria        `json:"aria"`
-	Calendar          []*opts.Calendar `json:"calendar"`
+	opts.Legend  `json:"legend"`
+	opts.Tooltip `json:"tooltip"`
+	opts.Toolbox `json:"toolbox"`
+	opts.Title   `json:"title"`
 
-	opts.Initialization    `json:"-"`
-	opts.Assets            `json:"-"`
-	opts.RadarComponent    `json:"-"`
-	opts.GeoComponent      `json:"-"`
-	opts.ParallelComponent `json:"-"`
-	opts.JSFunctions       `json:"-"`
-	opts.SingleAxis        `json:"-"`
+	opts.Initialization `json:"-"`
+	opts.Assets         `json:"-"`
+	opts.JSFunctions    `json:"-"`
 
 	MultiSeries
 	XYAxis
@@ -64,25 +51,11 @@ type BaseConfiguration struct {
 	//ProgressiveThreshold number If current data amount is over the threshold, "progressive rendering" is enabled, default 3000
 	ProgressiveThreshold types.Int `json:"progressiveThreshold,omitempty"`
 
-	// Array of datasets, managed by AddDataset()
-	DatasetList []opts.Dataset `json:"dataset,omitempty"`
+	DataZoomList []opts.DataZoom `json:"datazoom,omitempty"`
 
-	DataZoomList  []opts.DataZoom  `json:"datazoom,omitempty"`
-	VisualMapList []opts.VisualMap `json:"visualmap,omitempty"`
-
-	EventListeners       []event.Listener `json:"-"`
 	configurationVisitor ConfigurationVisitor
 
-	// ParallelAxisList represents the component list which is the coordinate axis for parallel coordinate.
-	ParallelAxisList []opts.ParallelAxis
-
-	hasXYAxis     bool
-	hasGeo        bool
-	hasRadar      bool
-	hasParallel   bool
-	hasSingleAxis bool
-	hasPolar      bool
-	hasBrush      bool
+	hasXYAxis bool
 
 	GridList []opts.Grid `json:"grid,omitempty"`
 }
@@ -125,51 +98,10 @@ func (bc *BaseConfiguration) json() map[string]interface{} {
 		obj["progressiveThreshold"] = bc.ProgressiveThreshold
 	}
 
-	// if only one item, use it directly instead of an Array
-	if len(bc.DatasetList) == 1 {
-		obj["dataset"] = visitor.VisitDatasets(bc.DatasetList[0])
-	} else if len(bc.DatasetList) > 1 {
-		obj["dataset"] = visitor.VisitDatasets(bc.DatasetList...)
-	}
-	if bc.AxisPointer != nil {
-		obj["axisPointer"] = visitor.VisitAxisPointer(bc.AxisPointer)
-	}
-
-	if bc.Aria != nil {
-		obj["aria"] = visitor.VisitAria(bc.Aria)
-	}
-
-	if bc.hasPolar {
-		obj["polar"] = visitor.VisitPolar(bc.Polar)
-		obj["angleAxis"] = visitor.VisitAngleAxis(bc.AngleAxis)
-		obj["radiusAxis"] = visitor.VisitRadiusAxis(bc.RadiusAxis)
-	}
-
-	if bc.hasGeo {
-		obj["geo"] = visitor.VisitGeo(bc.GeoComponent)
-	}
-
-	if bc.hasRadar {
-		obj["radar"] = visitor.VisitRadar(bc.RadarComponent)
-	}
-
-	if bc.hasParallel {
-		obj["parallel"] = visitor.VisitParallel(bc.ParallelComponent)
-		obj["parallelAxis"] = visitor.VisitParallelAxis(bc.ParallelAxisList)
-	}
-
-	if bc.hasSingleAxis {
-		obj["singleAxis"] = visitor.VisitSingleAxis(bc.SingleAxis)
-	}
-
 	obj["toolbox"] = visitor.VisitToolbox(bc.Toolbox)
 
 	if len(bc.DataZoomList) > 0 {
 		obj["dataZoom"] = visitor.VisitDataZooms(bc.DataZoomList)
-	}
-
-	if len(bc.VisualMapList) > 0 {
-		obj["visualMap"] = visitor.VisitVisualMaps(bc.VisualMapList)
 	}
 
 	if bc.hasXYAxis {
@@ -189,14 +121,6 @@ func (bc *BaseConfiguration) json() map[string]interface{} {
 		obj["grid"] = visitor.VisitGrid(bc.GridList)
 	}
 
-	if bc.hasBrush {
-		obj["brush"] = visitor.VisitBrush(bc.Brush)
-	}
-
-	if bc.Calendar != nil {
-		obj["calendar"] = visitor.VisitCalendar(bc.Calendar)
-	}
-
 	visitor.Visit(obj)
 	return obj
 }
@@ -204,11 +128,6 @@ func (bc *BaseConfiguration) json() map[string]interface{} {
 // GetAssets returns the Assets options.
 func (bc *BaseConfiguration) GetAssets() opts.Assets {
 	return bc.Assets
-}
-
-// AddDataset adds a Dataset to this chart
-func (bc *BaseConfiguration) AddDataset(dataset ...opts.Dataset) {
-	bc.DatasetList = append(bc.DatasetList, dataset...)
 }
 
 // FillDefaultValues fill default values for chart options.
@@ -238,37 +157,6 @@ func (bc *BaseConfiguration) setSeriesColors(colors []string) {
 func (bc *BaseConfiguration) setBaseGlobalOptions(opts ...GlobalOpts) {
 	for _, opt := range opts {
 		opt(bc)
-	}
-}
-
-// WithAngleAxisOps sets the angle of the axis.
-func WithAngleAxisOps(opt opts.AngleAxis) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.AngleAxis = opt
-	}
-}
-
-// WithRadiusAxisOps sets the radius of the axis.
-func WithRadiusAxisOps(opt opts.RadiusAxis) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.RadiusAxis = opt
-	}
-}
-
-// WithBrush sets the Brush.
-func WithBrush(opt opts.Brush) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.hasBrush = true
-		bc.Brush = opt
-	}
-}
-
-// WithPolarOps sets the polar.
-func WithPolarOps(opt opts.Polar) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.Polar = opt
-		bc.hasPolar = true
-		bc.hasXYAxis = false
 	}
 }
 
@@ -307,13 +195,6 @@ func WithToolboxOpts(opt opts.Toolbox) GlobalOpts {
 	}
 }
 
-// WithSingleAxisOpts sets the single axis.
-func WithSingleAxisOpts(opt opts.SingleAxis) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.SingleAxis = opt
-	}
-}
-
 // WithTooltipOpts sets the tooltip.
 func WithTooltipOpts(opt opts.Tooltip) GlobalOpts {
 	return func(bc *BaseConfiguration) {
@@ -325,12 +206,6 @@ func WithTooltipOpts(opt opts.Tooltip) GlobalOpts {
 func WithLegendOpts(opt opts.Legend) GlobalOpts {
 	return func(bc *BaseConfiguration) {
 		bc.Legend = opt
-	}
-}
-
-func WithEventListeners(listeners ...event.Listener) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.EventListeners = append(bc.EventListeners, listeners...)
 	}
 }
 
@@ -355,45 +230,6 @@ func WithDataZoomOpts(opt ...opts.DataZoom) GlobalOpts {
 	}
 }
 
-// WithVisualMapOpts sets the List of the visual map.
-func WithVisualMapOpts(opt ...opts.VisualMap) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.VisualMapList = append(bc.VisualMapList, opt...)
-	}
-}
-
-// WithRadarComponentOpts sets the component of the radar.
-func WithRadarComponentOpts(opt opts.RadarComponent) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.RadarComponent = opt
-	}
-}
-
-// WithGeoComponentOpts sets the geo component.
-func WithGeoComponentOpts(opt opts.GeoComponent) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.GeoComponent = opt
-		mapFile, preset := datasets.PresetMapFileNames[opt.Map]
-		if preset {
-			bc.JSAssets.Add("maps/" + mapFile + ".js")
-		}
-	}
-}
-
-// WithParallelComponentOpts sets the parallel component.
-func WithParallelComponentOpts(opt opts.ParallelComponent) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.ParallelComponent = opt
-	}
-}
-
-// WithParallelAxisList sets the list of the parallel axis.
-func WithParallelAxisList(opt []opts.ParallelAxis) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.ParallelAxisList = opt
-	}
-}
-
 // WithColorsOpts sets the color.
 func WithColorsOpts(opt opts.Colors) GlobalOpts {
 	return func(bc *BaseConfiguration) {
@@ -405,18 +241,5 @@ func WithColorsOpts(opt opts.Colors) GlobalOpts {
 func WithGridOpts(opt ...opts.Grid) GlobalOpts {
 	return func(bc *BaseConfiguration) {
 		bc.GridList = append(bc.GridList, opt...)
-	}
-}
-
-// WithAxisPointerOpts sets the axis pointer.
-func WithAxisPointerOpts(opt *opts.AxisPointer) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.AxisPointer = opt
-	}
-}
-
-func WithAriaOpts(opt *opts.Aria) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.Aria = opt
 	}
 }

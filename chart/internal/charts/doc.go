@@ -6,7 +6,12 @@
 // and go-echarts/render (the HTML page renderer). package chart only
 // needs the option JSON, yet linking html/template keeps text/template's
 // builtin function table in app.wasm (about 16 KB of brotli). Changes:
-// no Renderer field, no JSONNotEscaped, and no 3D axes (only the 3D chart
+// no Renderer field, no JSONNotEscaped, no 3D axes (only the 3D chart
 // types set them, and their promoted JSON tags collide, which go vet
-// reports). The option JSON is unchanged; chart's golden tests hold it.
+// reports), and none of the components chart never sets (polar, geo,
+// radar, parallel, single axis, brush, calendar, visual map, dataset, axis
+// pointer, aria, event listeners): each field's types, with their
+// equality functions and JSON metadata, were linked into app.wasm. The
+// option JSON is unchanged (those keys were only written when set);
+// chart's golden tests hold it.
 package charts
