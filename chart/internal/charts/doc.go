@@ -10,7 +10,9 @@
 // types set them, and their promoted JSON tags collide, which go vet
 // reports), and none of the components chart never sets (polar, geo,
 // radar, parallel, single axis, brush, calendar, visual map, dataset, axis
-// pointer, aria, event listeners): each field's types, with their
+// pointer, aria, event listeners; the series' mark areas and points,
+// emphasis, encode, label layout and line, ripple, circular, series
+// tooltip, and the gauge's progress, pointer and detail): each field's types, with their
 // equality functions and JSON metadata, were linked into app.wasm. The
 // option JSON is unchanged (those keys were only written when set);
 // chart's golden tests hold it.

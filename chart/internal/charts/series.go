@@ -127,13 +127,10 @@ type SingleSeries struct {
 	DatasetIndex int         `json:"datasetIndex,omitempty"`
 
 	// Gauge
-	Progress   *opts.Progress  `json:"progress,omitempty"`
 	AxisTick   *opts.AxisTick  `json:"axisTick,omitempty"`
 	AxisLabel  *opts.AxisLabel `json:"axisLabel,omitempty"`
 	AxisLine   *opts.AxisLine  `json:"axisLine,omitempty"`
-	Pointer    *opts.Pointer   `json:"pointer,omitempty"`
 	SplitLine  *opts.SplitLine `json:"splitLine,omitempty"`
-	Detail     *opts.Detail    `json:"detail,omitempty"`
 	Title      *opts.Title     `json:"title,omitempty"`
 	Min        int             `json:"min,omitempty"`
 	Max        int             `json:"max,omitempty"`
@@ -158,21 +155,12 @@ type SingleSeries struct {
 	SelectedMode            types.Bool `json:"selectedMode,omitempty"`
 
 	// series options
-	*opts.Encode        `json:"encode,omitempty"`
-	*opts.ItemStyle     `json:"itemStyle,omitempty"`
-	*opts.Label         `json:"label,omitempty"`
-	*opts.LabelLayout   `json:"labelLayout,omitempty"`
-	*opts.LabelLine     `json:"labelLine,omitempty"`
-	*opts.Emphasis      `json:"emphasis,omitempty"`
-	*opts.MarkLines     `json:"markLine,omitempty"`
-	*opts.MarkAreas     `json:"markArea,omitempty"`
-	*opts.MarkPoints    `json:"markPoint,omitempty"`
-	*opts.RippleEffect  `json:"rippleEffect,omitempty"`
-	*opts.LineStyle     `json:"lineStyle,omitempty"`
-	*opts.AreaStyle     `json:"areaStyle,omitempty"`
-	*opts.TextStyle     `json:"textStyle,omitempty"`
-	*opts.CircularStyle `json:"circular,omitempty"`
-	*opts.SeriesTooltip `json:"tooltip,omitempty"`
+	*opts.ItemStyle `json:"itemStyle,omitempty"`
+	*opts.Label     `json:"label,omitempty"`
+	*opts.MarkLines `json:"markLine,omitempty"`
+	*opts.LineStyle `json:"lineStyle,omitempty"`
+	*opts.AreaStyle `json:"areaStyle,omitempty"`
+	*opts.TextStyle `json:"textStyle,omitempty"`
 
 	// Calendar
 	CalendarIndex int `json:"calendarIndex,omitempty"`
@@ -239,27 +227,6 @@ func WithLabelOpts(opt opts.Label) SeriesOpts {
 	}
 }
 
-// WithLabelLayoutOpts sets the label.
-func WithLabelLayoutOpts(opt opts.LabelLayout) SeriesOpts {
-	return func(s *SingleSeries) {
-		s.LabelLayout = &opt
-	}
-}
-
-// WithLabelLineOpts sets the label.
-func WithLabelLineOpts(opt opts.LabelLine) SeriesOpts {
-	return func(s *SingleSeries) {
-		s.LabelLine = &opt
-	}
-}
-
-// WithEmphasisOpts sets the emphasis.
-func WithEmphasisOpts(opt opts.Emphasis) SeriesOpts {
-	return func(s *SingleSeries) {
-		s.Emphasis = &opt
-	}
-}
-
 // WithAreaStyleOpts sets the area style.
 func WithAreaStyleOpts(opt opts.AreaStyle) SeriesOpts {
 	return func(s *SingleSeries) {
@@ -274,31 +241,10 @@ func WithItemStyleOpts(opt opts.ItemStyle) SeriesOpts {
 	}
 }
 
-// WithRippleEffectOpts sets the ripple effect.
-func WithRippleEffectOpts(opt opts.RippleEffect) SeriesOpts {
-	return func(s *SingleSeries) {
-		s.RippleEffect = &opt
-	}
-}
-
 // WithLineStyleOpts sets the line style.
 func WithLineStyleOpts(opt opts.LineStyle) SeriesOpts {
 	return func(s *SingleSeries) {
 		s.LineStyle = &opt
-	}
-}
-
-// WithCircularStyleOpts With CircularStyle Opts
-func WithCircularStyleOpts(opt opts.CircularStyle) SeriesOpts {
-	return func(s *SingleSeries) {
-		s.CircularStyle = &opt
-	}
-}
-
-// WithSeriesTooltipOpts With Tooltip Opts
-func WithSeriesTooltipOpts(opt opts.SeriesTooltip) SeriesOpts {
-	return func(s *SingleSeries) {
-		s.SeriesTooltip = &opt
 	}
 }
 
@@ -563,144 +509,6 @@ func WithMarkLineNameYAxisItemOpts(opt ...opts.MarkLineNameYAxisItem) SeriesOpts
 	}
 }
 
-// WithMarkAreaNameTypeItemOpts sets the type of the MarkArea.
-func WithMarkAreaNameTypeItemOpts(opt ...opts.MarkAreaNameTypeItem) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkAreas == nil {
-			s.MarkAreas = &opts.MarkAreas{}
-		}
-		for _, o := range opt {
-			s.MarkAreas.Data = append(s.MarkAreas.Data, o)
-		}
-	}
-}
-
-// WithMarkAreaStyleOpts sets the style of the MarkArea.
-func WithMarkAreaStyleOpts(opt opts.MarkAreaStyle) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkAreas == nil {
-			s.MarkAreas = &opts.MarkAreas{}
-		}
-
-		s.MarkAreas.MarkAreaStyle = opt
-	}
-}
-
-// WithMarkAreaNameCoordItemOpts sets the coordinates of the MarkLine.
-func WithMarkAreaNameCoordItemOpts(opt ...opts.MarkAreaNameCoordItem) SeriesOpts {
-	type MANameCoord struct {
-		Name      string          `json:"name,omitempty"`
-		ItemStyle *opts.ItemStyle `json:"itemStyle"`
-		Coord     []interface{}   `json:"coord"`
-	}
-	return func(s *SingleSeries) {
-		if s.MarkAreas == nil {
-			s.MarkAreas = &opts.MarkAreas{}
-		}
-		for _, o := range opt {
-			s.MarkAreas.Data = append(
-				s.MarkAreas.Data,
-				[]MANameCoord{
-					{Name: o.Name, ItemStyle: o.ItemStyle, Coord: o.Coordinate0},
-					{Coord: o.Coordinate1},
-				},
-			)
-		}
-	}
-}
-
-// WithMarkAreaData0 sets the markArea.data.0
-func WithMarkAreaData0(data0 opts.MarkAreaData0) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkAreas == nil {
-			s.MarkAreas = &opts.MarkAreas{}
-		}
-		s.MarkAreas.Data = append(s.MarkAreas.Data, data0)
-	}
-}
-
-// WithMarkAreaData1 sets the markArea.data.1
-func WithMarkAreaData1(data1 opts.MarkAreaData1) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkAreas == nil {
-			s.MarkAreas = &opts.MarkAreas{}
-		}
-		s.MarkAreas.Data = append(s.MarkAreas.Data, data1)
-	}
-}
-
-// WithMarkAreaData sets the markArea.data each item as array
-// See https://echarts.apache.org/en/option.html#series-candlestick.markArea.data
-func WithMarkAreaData(datas ...[]opts.MarkAreaData) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkAreas == nil {
-			s.MarkAreas = &opts.MarkAreas{}
-		}
-		for _, d := range datas {
-			s.MarkAreas.Data = append(s.MarkAreas.Data, d)
-		}
-	}
-}
-
-// WithMarkAreaNameXAxisItemOpts sets the X axis of the MarkLine.
-func WithMarkAreaNameXAxisItemOpts(opt ...opts.MarkAreaNameXAxisItem) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkAreas == nil {
-			s.MarkAreas = &opts.MarkAreas{}
-		}
-		for _, o := range opt {
-			s.MarkAreas.Data = append(s.MarkAreas.Data, o)
-		}
-	}
-}
-
-// WithMarkAreaNameYAxisItemOpts sets the Y axis of the MarkLine.
-func WithMarkAreaNameYAxisItemOpts(opt ...opts.MarkAreaNameYAxisItem) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkAreas == nil {
-			s.MarkAreas = &opts.MarkAreas{}
-		}
-		for _, o := range opt {
-			s.MarkAreas.Data = append(s.MarkAreas.Data, o)
-		}
-	}
-}
-
-// WithMarkPointNameTypeItemOpts sets the type of the MarkPoint.
-func WithMarkPointNameTypeItemOpts(opt ...opts.MarkPointNameTypeItem) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkPoints == nil {
-			s.MarkPoints = &opts.MarkPoints{}
-		}
-		for _, o := range opt {
-			s.MarkPoints.Data = append(s.MarkPoints.Data, o)
-		}
-	}
-}
-
-// WithMarkPointStyleOpts sets the style of the MarkPoint.
-func WithMarkPointStyleOpts(opt opts.MarkPointStyle) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkPoints == nil {
-			s.MarkPoints = &opts.MarkPoints{}
-		}
-
-		s.MarkPoints.MarkPointStyle = opt
-	}
-}
-
-// WithMarkPointNameCoordItemOpts sets the coordinated of the MarkPoint.
-func WithMarkPointNameCoordItemOpts(opt ...opts.MarkPointNameCoordItem) SeriesOpts {
-	return func(s *SingleSeries) {
-		if s.MarkPoints == nil {
-			s.MarkPoints = &opts.MarkPoints{}
-		}
-		for _, o := range opt {
-			s.MarkPoints.Data = append(s.MarkPoints.Data, o)
-		}
-	}
-}
-
 func (s *SingleSeries) InitSeriesDefaultOpts(c BaseConfiguration) {
 	util.SetDefaultValue(s)
 	// some special inherited options from BaseConfiguration
@@ -729,13 +537,6 @@ func (ms *MultiSeries) SetSeriesOptions(opts ...SeriesOpts) {
 	s := *ms
 	for i := 0; i < len(s); i++ {
 		s[i].ConfigureSeriesOpts(opts...)
-	}
-}
-
-// WithEncodeOpts Set encodes for dataSets
-func WithEncodeOpts(opt opts.Encode) SeriesOpts {
-	return func(s *SingleSeries) {
-		s.Encode = &opt
 	}
 }
 
