@@ -50,5 +50,4 @@ func (c *Bar) Validate() {
 		c.YAxisList[0].Data = c.xAxisData
 		c.XAxisList[0].Data = nil
 	}
-	c.Assets.Validate(c.AssetsHost)
 }

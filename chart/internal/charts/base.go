@@ -19,8 +19,6 @@ type BaseConfiguration struct {
 	opts.Title   `json:"title"`
 
 	opts.Initialization `json:"-"`
-	opts.Assets         `json:"-"`
-	opts.JSFunctions    `json:"-"`
 
 	MultiSeries
 	XYAxis
@@ -125,11 +123,6 @@ func (bc *BaseConfiguration) json() map[string]interface{} {
 	return obj
 }
 
-// GetAssets returns the Assets options.
-func (bc *BaseConfiguration) GetAssets() opts.Assets {
-	return bc.Assets
-}
-
 // FillDefaultValues fill default values for chart options.
 func (bc *BaseConfiguration) FillDefaultValues() {
 	util.SetDefaultValue(bc)
@@ -137,7 +130,6 @@ func (bc *BaseConfiguration) FillDefaultValues() {
 
 func (bc *BaseConfiguration) initBaseConfiguration() {
 	bc.initSeriesColors()
-	bc.InitAssets()
 	bc.initXYAxis()
 	bc.Initialization.Validate()
 	bc.FillDefaultValues()
@@ -213,12 +205,6 @@ func WithLegendOpts(opt opts.Legend) GlobalOpts {
 func WithInitializationOpts(opt opts.Initialization) GlobalOpts {
 	return func(bc *BaseConfiguration) {
 		bc.Initialization = opt
-		if bc.Initialization.Theme != "" &&
-			bc.Initialization.Theme != "white" &&
-			bc.Initialization.Theme != "dark" &&
-			types.PresetTheme(opt.Theme) {
-			bc.JSAssets.Add("themes/" + opt.Theme + ".js")
-		}
 		bc.Initialization.Validate()
 	}
 }

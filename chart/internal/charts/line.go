@@ -39,5 +39,4 @@ func (c *Line) AddSeries(name string, data []opts.LineData, options ...SeriesOpt
 // Validate validates the given configuration.
 func (c *Line) Validate() {
 	c.XAxisList[0].Data = c.xAxisData
-	c.Assets.Validate(c.AssetsHost)
 }

@@ -116,5 +116,4 @@ func (rc *RectChart) Validate() {
 	for i := 0; i < len(rc.YAxisList); i++ {
 		rc.YAxisList[i].AxisLabel.Show = opts.Bool(true)
 	}
-	rc.Assets.Validate(rc.AssetsHost)
 }

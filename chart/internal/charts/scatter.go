@@ -38,5 +38,4 @@ func (c *Scatter) AddSeries(name string, data []opts.ScatterData, options ...Ser
 // Validate validates the given configuration.
 func (c *Scatter) Validate() {
 	c.XAxisList[0].Data = c.xAxisData
-	c.Assets.Validate(c.AssetsHost)
 }
