@@ -35,8 +35,6 @@ func TestWorkerDeps(t *testing.T) {
 		"github.com/coder/websocket",
 		"github.com/maxence-charriere/go-app/v10/pkg/app",
 		"github.com/duplexscope/duplexscope/chart",
-		"github.com/duplexscope/duplexscope/metrics",
-		"github.com/duplexscope/duplexscope/report",
 	} {
 		if deps[p] {
 			t.Errorf("the worker links %s (see go list -deps -f '{{.ImportPath}}: {{.Imports}}' under GOOS=js GOARCH=wasm)", p)
