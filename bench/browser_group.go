@@ -62,7 +62,7 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	})
 	sec.goalLE("app.wasm brotli", float64(app.Brotli)/1e6, BrowserGoalBrotli/1e6, "MB", "The page links go-app, go-echarts option builders, the session driver and metrics; see the hello-world ratio for go-app's own share.")
 	sec.goalLE("app.wasm brotli, against its size before the session worker (2 802 435 B, 2026-12-04)", float64(app.Brotli)/1e6, AppBrotliBeforeWorker/1e6, "MB", "Issue 17: moving the session to a worker must not grow the page; the page still links the session package for session_thread=main.")
-	sec.goalLE("session-worker.wasm brotli ÷ the hello world's", Ratio(float64(worker.Brotli), float64(hw.Sizes.Brotli)), 0.45, "×", "The worker links the session package (the dial path: coder/websocket, encoding/json, the protocol types) and none of go-app or the charts; session.Dial's closure alone is most of it.")
+	sec.goalLE("session-worker.wasm brotli ÷ the hello world's", Ratio(float64(worker.Brotli), float64(hw.Sizes.Brotli)), 0.45, "×", "The worker links the session package (the dial path: both transports, encoding/json, the protocol types) and none of go-app, the charts or net/http (session/internal/coderws is coder/websocket's browser code without it).")
 	enc, n, err := encodingCheck(ctx, st.URL)
 	encOK := err == nil && enc == "br" && n == app.Brotli
 	sec.printf("Pre-compressed serving: `GET /web/app.wasm` with `Accept-Encoding: br, gzip` → Content-Encoding `%s`, %d bytes on the wire (app.wasm.br is %d bytes): **%s**.", enc, n, app.Brotli, map[bool]string{true: "served pre-compressed", false: "NOT served pre-compressed"}[encOK])

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/duplexscope/duplexscope/chart/internal/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/duplexscope/duplexscope/loadcurve"

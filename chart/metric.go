@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/duplexscope/duplexscope/chart/internal/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 

@@ -3,7 +3,7 @@ package chart
 import (
 	"math"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/duplexscope/duplexscope/chart/internal/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 

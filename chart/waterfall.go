@@ -1,7 +1,7 @@
 package chart
 
 import (
-	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/duplexscope/duplexscope/chart/internal/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/coder/websocket"
+	websocket "github.com/duplexscope/duplexscope/session/internal/coderws"
 )
 
 // Message is one received text frame and its receive instant on the
@@ -50,7 +50,7 @@ type coderConn struct {
 }
 
 func dialCoder(ctx context.Context, url string, clock Clock) (Conn, error) {
-	c, _, err := websocket.Dial(ctx, url, nil)
+	c, err := websocket.Dial(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", url, err)
 	}

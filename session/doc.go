@@ -31,7 +31,9 @@
 // transport that wraps the browser WebSocket directly so receive stamps are
 // taken in onmessage (Config.Transport "browser", the default in wasm); the
 // coder/websocket transport is kept as Config.Transport "coder" for
-// comparison. Browsers ignore HTTP headers on websocket dials, so credentials
+// comparison (in wasm through session/internal/coderws, a trimmed copy of
+// its browser code that leaves out net/http, which would otherwise put
+// crypto/tls into the session worker). Browsers ignore HTTP headers on websocket dials, so credentials
 // must go in the URL. Go timers in wasm are setTimeout and are throttled in
 // background tabs: the page should push frames from its AudioWorklet with
 // Session.SendFrame instead of Session.Stream.
