@@ -25,7 +25,6 @@ type BaseConfiguration struct {
 
 	opts.Grid
 
-	legends []string
 	// Colors is the color list of palette.
 	// If no color is set in series, the colors would be adopted sequentially and circularly
 	// from this list as the colors of series.

@@ -324,8 +324,7 @@ const (
 	StatusProtocolError   StatusCode = 1002
 	StatusUnsupportedData StatusCode = 1003
 
-	// 1004 is reserved and so unexported.
-	statusReserved StatusCode = 1004
+	// 1004 is reserved (upstream's unexported statusReserved, unused here).
 
 	// StatusNoStatusRcvd cannot be sent in a close message.
 	// It is reserved for when a close message is received without
