@@ -82,6 +82,17 @@ func mixPCM16(dst, src []byte) int {
 	return n
 }
 
+// spinUntil busy-waits until clock c reads t (the last PaceSpin before a
+// frame is due), checking ctx every 1 000 reads.
+func spinUntil(ctx context.Context, c Clock, t time.Duration) error {
+	for i := 1; c.Now() < t; i++ {
+		if i%1000 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // PaceFrames sends the frames next returns on the session's own clock: a
 // frame is due at stream start (the first append) + the bytes sent before
 // it / 32 000 s, the absolute schedule Stream keeps, so a late wake-up
@@ -97,7 +108,10 @@ func (s *Session) PaceFrames(ctx context.Context, next func() (FeedFrame, bool),
 				due = *s.streamAt + audio.BytesToDuration(s.sentBytes, audio.InputRate)
 			}
 			s.mu.Unlock()
-			if err := s.cfg.Sleeper.SleepUntil(ctx, due); err != nil {
+			if err := s.cfg.Sleeper.SleepUntil(ctx, due-s.cfg.PaceSpin); err != nil {
+				return err
+			}
+			if err := spinUntil(ctx, s.clock, due); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -157,5 +158,64 @@ func TestPaceFrames(t *testing.T) {
 	}
 	if want := frames * 6400; total != want && total != want-2 {
 		t.Errorf("sent %d bytes, want %d (or one sample less, the tail rule)", total, want)
+	}
+}
+
+// tickingClock is a FakeClock whose every reading moves it on by step, so
+// a loop that spins on it ends.
+type tickingClock struct {
+	*FakeClock
+	step time.Duration
+}
+
+func (c tickingClock) Now() time.Duration {
+	c.Advance(c.step)
+	return c.FakeClock.Now()
+}
+
+// TestPaceFramesSpin: a timer that wakes 1 ms late is a 1 ms send lag;
+// with PaceSpin the loop wakes PaceSpin early and spins to the due
+// instant, so the lag is the spin's last clock step, not the timer's.
+func TestPaceFramesSpin(t *testing.T) {
+	t.Parallel()
+	const step = 20 * time.Microsecond
+	for _, tc := range []struct {
+		spin           time.Duration
+		minLag, maxLag time.Duration
+	}{
+		{0, time.Millisecond, time.Millisecond + 20*step},
+		{2 * time.Millisecond, 0, 20 * step},
+	} {
+		t.Run(fmt.Sprint("spin=", tc.spin), func(t *testing.T) {
+			t.Parallel()
+			fc := NewFakeClock()
+			fc.AutoAdvance = true
+			fc.Jitter = func(int) time.Duration { return time.Millisecond }
+			srv := newFakeServer(happyScript(1000))
+			var s *Session
+			fc.Settle = srv.quiesce(&s)
+			s, err := Dial(context.Background(), &Config{URL: "ws://127.0.0.1:1", Clock: tickingClock{fc, step}, Sleeper: fc, Dialer: srv.dialer(),
+				ExternalPlayback: true, FrameMs: 200, PaceSpin: tc.spin})
+			if err != nil {
+				t.Fatal(err)
+			}
+			feed := NewClipFeed(make([]byte, 6400*3), 200)
+			n := 0
+			err = s.PaceFrames(context.Background(), func() (FeedFrame, bool) {
+				n++
+				return feed.Next(), n <= 20
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			for k, l := range s.lags[1:] {
+				if l < tc.minLag || l > tc.maxLag {
+					t.Errorf("frame %d: lag %v, want %v–%v", k+1, l, tc.minLag, tc.maxLag)
+				}
+			}
+		})
 	}
 }

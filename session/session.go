@@ -31,6 +31,11 @@ type Config struct {
 	CompletionTimeout time.Duration // wait for the completion rule after the stream, default 900 s
 	CloseTimeout      time.Duration // wait for session.closed, default 20 s
 	PollInterval      time.Duration // completion / ack poll period, default 50 ms
+	// PaceSpin, when > 0, makes PaceFrames sleep until PaceSpin before a
+	// frame is due and spin on the clock for the rest: a browser timer
+	// (Go's wasm timers are setTimeouts, rounded up to whole ms) wakes
+	// 1–2 ms late, and that lateness is the send's lag. 0: sleep only.
+	PaceSpin time.Duration
 
 	Clock     Clock   // nil: SystemClock()
 	Sleeper   Sleeper // nil: Clock when it is a Sleeper, else SystemClock()
