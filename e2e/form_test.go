@@ -314,6 +314,16 @@ func TestBrowserMicDeniedOffersClips(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#btn-use-clips"))); err != nil {
 		t.Fatalf("no one-click switch to the bundled clips: %v", err)
 	}
+	// The failed run stays drawn until the new one renders its first
+	// phase: judging the page before that reads the old failure.
+	var now string
+	if err := pollUntil(ctx, 30*time.Second, func() (bool, error) {
+		var err error
+		now, phase, err = statusText(ctx)
+		return phase != "failed", err
+	}); err != nil {
+		t.Fatalf("the switch to the bundled clips started no new run: %v (status %q)", err, now)
+	}
 	run := awaitReport(t, ctx, start, 2*time.Minute)
 	var rep struct {
 		Run struct {
