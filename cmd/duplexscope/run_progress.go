@@ -1,0 +1,79 @@
+//go:build !js
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/trace"
+)
+
+// What a run shows while it runs: the live TTFP of finished responses.
+
+// liveStats collects the TTFP of every finished response for the progress
+// bar, with the clock each came from.
+type liveStats struct {
+	mu     sync.Mutex
+	ttfp   []float64
+	server int // how many came from the server clock
+}
+
+func (l *liveStats) add(v float64, server bool) {
+	l.mu.Lock()
+	l.ttfp = append(l.ttfp, v)
+	if server {
+		l.server++
+	}
+	l.mu.Unlock()
+}
+
+func (l *liveStats) describe() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.ttfp) == 0 {
+		return "TTFP p50 –"
+	}
+	s := append([]float64(nil), l.ttfp...)
+	sort.Float64s(s)
+	origin := "server clock"
+	switch {
+	case l.server == 0:
+		origin = "client receive clock"
+	case l.server < len(s):
+		origin = "mixed clocks"
+	}
+	return fmt.Sprintf("TTFP p50 %.1f ms (%s, %d responses)", metrics.Percentile(s, 0.5), origin, len(s))
+}
+
+// liveObserver feeds a session's events to a metrics.Accumulator and
+// reports each finished response's TTFP to the live stats.
+type liveObserver struct {
+	acc    metrics.Accumulator
+	stats  *liveStats
+	onResp func()
+	seen   map[string]bool
+}
+
+func (o *liveObserver) OnState(session.State, error) {}
+
+func (o *liveObserver) OnEvent(ev trace.Event) {
+	o.acc.Add(ev)
+	if ev.Dir != trace.DirRecv || !bytes.Contains(ev.Event, []byte(`"response.done"`)) {
+		return
+	}
+	for _, row := range o.acc.Snapshot().Rows {
+		if row.Raw == nil || o.seen[row.ResponseID] {
+			continue
+		}
+		o.seen[row.ResponseID] = true
+		o.stats.add(row.Raw.TTFPMs, row.Raw.TTFPClock == metrics.ClockServer)
+		if o.onResp != nil {
+			o.onResp()
+		}
+	}
+}
