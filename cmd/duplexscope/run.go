@@ -18,7 +18,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/duplexscope/duplexscope/dataset"
-	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
@@ -283,100 +282,26 @@ type runSummary struct {
 	ShareURL     string
 }
 
-// runBench runs the benchmark described by o.
+// runBench runs the benchmark described by o: plan (inputs, resume),
+// pool (the sessions), outputs (files, summary, upload).
 func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*runSummary, error) {
 	started := time.Now()
-	var refAudio []byte
-	if o.RefAudio != "" {
-		b, err := os.ReadFile(o.RefAudio)
-		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("run: --ref-audio: %w", err)}
-		}
-		refAudio = b
-	}
-	dopts := &dataset.Options{Split: o.Split, Limit: o.Limit, MediaRoot: o.MediaRoot}
-	samples, err := loadSamples(o, dopts)
+	in, err := loadRunInputs(o)
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("run: %w", err)}
-	}
-	if len(samples) == 0 {
-		return nil, &exitError{code: 2, err: fmt.Errorf("run: dataset %s has no samples (split %q)", o.Dataset, o.Split)}
-	}
-	if o.ShardCount > 0 && o.LoadCurve == "" { // load-curve shards split sessions, not samples
-		var mine []dataset.Sample
-		for k, s := range samples {
-			if k%o.ShardCount == o.ShardIndex-1 {
-				mine = append(mine, s)
-			}
-		}
-		samples = mine
-	}
-	var probes []session.Probe
-	if o.Probe != "" {
-		if probes, err = loadProbes(o.Probe); err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("run: --probe: %w", err)}
-		}
-	}
-	var levels []int
-	if o.LoadCurve != "" {
-		if levels, err = loadcurve.ParseLevels(o.LoadCurve); err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("run: --load-curve: %w", err)}
-		}
-	}
-	if len(levels) > 0 && o.ShardCount > 0 && o.Upload == "" {
-		return nil, &exitError{code: 2, err: errors.New("run: --load-curve with --shard needs --upload SERVER_URL: the server starts each level on every runner at once")}
+		return nil, err
 	}
 	if err := prepareOut(o); err != nil {
 		return nil, err
 	}
-	if len(levels) > 0 {
-		return runLoadCurve(ctx, o, samples, dopts, refAudio, levels, stdout)
+	if len(in.levels) > 0 {
+		return runLoadCurve(ctx, o, in.samples, in.dopts, in.refAudio, in.levels, stdout)
 	}
-	var existing *metrics.Report
-	if o.Resume {
-		b, err := os.ReadFile(filepath.Join(o.Out, fileMetrics))
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-		case err != nil:
-			return nil, fmt.Errorf("run: --resume: %w", err)
-		default:
-			if existing, err = metrics.ParseReport(b); err != nil {
-				// Refused before any session runs, so nothing is lost
-				// (the reference only failed after generating: METRICS.md P15).
-				return nil, &exitError{code: 2, err: fmt.Errorf("run: --resume: %s is not a valid duplex_metrics.json (%w); fix or remove it, or use --overwrite", filepath.Join(o.Out, fileMetrics), err)}
-			}
-		}
+	plan, err := planResume(o, in.samples)
+	if err != nil {
+		return nil, err
 	}
-	var todo []dataset.Sample
-	skipped := 0
-	// recovered: complete wire logs of skipped samples that the existing
-	// duplex_metrics.json does not hold (a run killed before it wrote the
-	// file): their metrics come from the wire log, so nothing is lost.
-	var recovered []metrics.SessionResult
-	inExisting := map[string]bool{}
-	if existing != nil {
-		for _, e := range existing.Sessions {
-			sp, _ := e.Get("split")
-			id, _ := e.Get("sample_id")
-			if sps, ok := sp.(string); ok {
-				if ids, ok := id.(string); ok {
-					inExisting[sps+"\x00"+ids] = true
-				}
-			}
-		}
-	}
-	for _, s := range samples {
-		if o.Resume {
-			if t, err := readTrace(filepath.Join(o.Out, dirTraces, traceName(s.Split, s.SampleID))); err == nil && traceComplete(t) {
-				skipped++
-				if !inExisting[s.Split+"\x00"+s.SampleID] {
-					recovered = append(recovered, metrics.ScoreSession(*t))
-				}
-				continue
-			}
-		}
-		todo = append(todo, s)
-	}
+	samples, dopts, refAudio, probes := in.samples, in.dopts, in.refAudio, in.probes
+	todo, skipped, existing, recovered := plan.todo, plan.skipped, plan.earlier, plan.recovered
 
 	stats := &liveStats{}
 	var bar *progressbar.ProgressBar
