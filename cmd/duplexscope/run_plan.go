@@ -19,11 +19,11 @@ import (
 
 // runInputs are what a run reads before it starts.
 type runInputs struct {
-	refAudio []byte            // --ref-audio bytes (nil: none)
-	dopts    *dataset.Options  // how samples read their media
-	samples  []dataset.Sample  // this shard's samples (every shard's for a load curve)
-	probes   []session.Probe   // --probe clips (nil: none)
-	levels   []int             // --load-curve levels (nil: a dataset run)
+	refAudio []byte           // --ref-audio bytes (nil: none)
+	dopts    *dataset.Options // how samples read their media
+	samples  []dataset.Sample // this shard's samples (every shard's for a load curve)
+	probes   []session.Probe  // --probe clips (nil: none)
+	levels   []int            // --load-curve levels (nil: a dataset run)
 }
 
 // loadRunInputs reads the reference voice, the dataset (this shard's
