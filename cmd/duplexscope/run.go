@@ -12,17 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
-	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
-	"github.com/duplexscope/duplexscope/trace"
 )
 
 const runUsage = `duplexscope run --url WS_URL --model NAME --dataset DIR|builtin --out DIR [flags]
@@ -300,114 +295,13 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 	if err != nil {
 		return nil, err
 	}
-	samples, dopts, refAudio, probes := in.samples, in.dopts, in.refAudio, in.probes
-	todo, skipped, existing, recovered := plan.todo, plan.skipped, plan.earlier, plan.recovered
-
 	stats := &liveStats{}
-	var bar *progressbar.ProgressBar
-	if o.Progress && len(todo) > 0 {
-		bar = progressbar.NewOptions(len(todo),
-			progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("sessions  "+stats.describe()),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetWidth(24),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-	}
-	var barMu sync.Mutex
-	describe := func() {
-		if bar != nil {
-			barMu.Lock()
-			bar.Describe("sessions  " + stats.describe())
-			barMu.Unlock()
-		}
-	}
-
-	type outcome struct {
-		sample dataset.Sample
-		trace  *trace.Session
-		res    *session.Result
-		err    error
-		ran    bool
-	}
-	outcomes := make([]outcome, len(todo))
-	reqIndex := map[string]int{} // the request index of the reference's session ids
-	for k, s := range samples {
-		reqIndex[s.Key()] = k
-	}
-	frameMs := o.FrameMs
-	if !o.FrameGiven {
-		frameMs = 0 // the session applies the server's tick (session.Config.FrameMs)
-	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(o.Concurrency, len(todo)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				s := todo[i]
-				oc := outcome{sample: s, ran: true}
-				pcm, err := s.PCM(ctx, dopts)
-				if err == nil && len(probes) > 0 {
-					pcm = session.InjectProbes(pcm, probes)
-				}
-				var video session.VideoSource
-				if err == nil {
-					var dropped int
-					if video, dropped, err = videoFor(ctx, &s, dopts); dropped > 0 {
-						barMu.Lock() // stderr is shared with the progress bar
-						fmt.Fprintf(stderr, "run: %s/%s: %d video frames over %d KiB were dropped\n", s.Split, s.SampleID, dropped, dataset.MaxFrameBytes>>10)
-						barMu.Unlock()
-					}
-				}
-				if err != nil {
-					oc.err = err
-				} else {
-					live := &liveObserver{stats: stats, onResp: describe, seen: map[string]bool{}}
-					cfg := &session.Config{
-						URL: o.URL, Model: o.Model, FrameMs: frameMs, RefAudio: refAudio, ServerVAD: o.ServerVAD,
-						Settle: o.Settle, CompletionTimeout: o.Timeout,
-						SampleID: s.SampleID, Split: s.Split, Observers: []session.Observer{live},
-						Video: video, KeepVideo: o.vllm.KeepVideo, SessionID: sessionIDFor(o, &s, reqIndex[s.Key()]),
-					}
-					oc.res, oc.err = session.Run(ctx, cfg, pcm)
-					if oc.res != nil {
-						oc.trace = oc.res.Trace
-					}
-				}
-				if oc.trace != nil {
-					b, err := json.Marshal(oc.trace)
-					if err == nil {
-						err = writeFileAtomic(filepath.Join(o.Out, dirTraces, traceName(s.Split, s.SampleID)), b)
-					}
-					if err != nil && oc.err == nil {
-						oc.err = fmt.Errorf("write trace: %w", err)
-					}
-				}
-				outcomes[i] = oc
-				if bar != nil {
-					barMu.Lock()
-					_ = bar.Add(1)
-					barMu.Unlock()
-				}
-			}
-		}()
-	}
-feed:
-	for i := range todo {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	progress := newSessionProgress(o.Progress, len(plan.todo), stderr, stats)
+	runner := newSessionRunner(o, in, stats, progress)
+	outcomes := runPool(ctx, len(plan.todo), o.Concurrency, func(i int) outcome { return runner.run(ctx, plan.todo[i]) }, progress.step)
+	progress.finish()
+	samples, probes := in.samples, in.probes
+	todo, skipped, existing, recovered := plan.todo, plan.skipped, plan.earlier, plan.recovered
 
 	sum := &runSummary{Skipped: skipped}
 	var results []metrics.SessionResult

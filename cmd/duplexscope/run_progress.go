@@ -5,12 +5,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
+	"github.com/schollz/progressbar/v3"
 )
 
 // What a run shows while it runs: the live TTFP of finished responses.
@@ -76,4 +79,61 @@ func (o *liveObserver) OnEvent(ev trace.Event) {
 			o.onResp()
 		}
 	}
+}
+
+// sessionProgress is the progress bar on stderr (no bar with
+// --progress=false or nothing to run). Its lock also keeps other lines
+// written to stderr during the run from tearing the bar.
+type sessionProgress struct {
+	mu    sync.Mutex
+	bar   *progressbar.ProgressBar
+	stats *liveStats
+	w     io.Writer
+}
+
+func newSessionProgress(show bool, sessions int, w io.Writer, stats *liveStats) *sessionProgress {
+	p := &sessionProgress{stats: stats, w: w}
+	if show && sessions > 0 {
+		p.bar = progressbar.NewOptions(sessions,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription("sessions  "+stats.describe()),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetWidth(24),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	return p
+}
+
+// describe shows the live TTFP on the bar.
+func (p *sessionProgress) describe() {
+	if p.bar != nil {
+		p.mu.Lock()
+		p.bar.Describe("sessions  " + p.stats.describe())
+		p.mu.Unlock()
+	}
+}
+
+// step counts one finished session.
+func (p *sessionProgress) step() {
+	if p.bar != nil {
+		p.mu.Lock()
+		_ = p.bar.Add(1)
+		p.mu.Unlock()
+	}
+}
+
+// finish clears the bar.
+func (p *sessionProgress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+	}
+}
+
+// printf writes a line to stderr without tearing the bar.
+func (p *sessionProgress) printf(format string, args ...any) {
+	p.mu.Lock()
+	fmt.Fprintf(p.w, format, args...)
+	p.mu.Unlock()
 }
