@@ -4,18 +4,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/duplexscope/duplexscope/loadrun"
-	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
 )
@@ -300,85 +297,6 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 	runner := newSessionRunner(o, in, stats, progress)
 	outcomes := runPool(ctx, len(plan.todo), o.Concurrency, func(i int) outcome { return runner.run(ctx, plan.todo[i]) }, progress.step)
 	progress.finish()
-	samples, probes := in.samples, in.probes
-	todo, skipped, existing, recovered := plan.todo, plan.skipped, plan.earlier, plan.recovered
-
-	sum := &runSummary{Skipped: skipped}
-	var results []metrics.SessionResult
-	var probeResults []session.ProbeResult
-	for i, oc := range outcomes {
-		if oc.trace != nil && len(probes) > 0 {
-			probeResults = append(probeResults, session.AnalyzeProbes(oc.trace, probes)...)
-		}
-		if !oc.ran { // never started: the run was interrupted
-			oc = outcome{sample: todo[i], err: fmt.Errorf("not run: %w", context.Cause(ctx))}
-		}
-		sum.Ran++
-		if oc.err != nil {
-			sum.Failed = append(sum.Failed, runFailure{SampleID: oc.sample.SampleID, Split: oc.sample.Split, Error: oc.err.Error()})
-		}
-		if oc.trace != nil {
-			results = append(results, metrics.ScoreSession(*oc.trace))
-		}
-	}
-	var dm metrics.Report
-	if o.Resume {
-		dm = metrics.MergeReport(existing, append(recovered, results...))
-	} else {
-		dm = metrics.BuildReport(results)
-	}
-	if err := writeFileAtomic(filepath.Join(o.Out, fileMetrics), dm.File()); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	rep, err := buildRunReport(o, dm, samples, sum.Failed, started)
-	if err != nil {
-		return nil, err
-	}
-	if len(probes) > 0 {
-		rep.Probes = probeReport(probeResults)
-	}
-	sum.Report = rep
-	rb, err := report.MarshalIndent(rep)
-	if err != nil {
-		return nil, fmt.Errorf("run: report: %w", err)
-	}
-	if o.Resume && len(todo) == 0 {
-		// Nothing ran: keep the earlier report.json byte for byte when it
-		// says the same (only the wall-clock run times differ), so a
-		// re-upload sends the same Idempotency-Key and cannot store a
-		// second copy of a report whose first upload's answer was lost.
-		if prev, err := os.ReadFile(filepath.Join(o.Out, fileReport)); err == nil && sameReport(prev, rb) {
-			rb = prev
-		}
-	}
-	if err := writeFileAtomic(filepath.Join(o.Out, fileReport), rb); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	res := buildResult(o, dm, rep, sum, started)
-	if err := writeFileAtomic(filepath.Join(o.Out, fileResult), res); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	if len(probes) > 0 {
-		b, _ := json.MarshalIndent(map[string]any{"clock": "client monotonic (receive / simulated playback)", "probes": probeResults}, "", "  ")
-		if err := writeFileAtomic(filepath.Join(o.Out, "probes.json"), append(b, '\n')); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
-	}
-	if o.vllm.SaveResult {
-		p, err := writeSaveResult(o, rep, sum, started)
-		if err != nil {
-			return nil, fmt.Errorf("run: --save-result: %w", err)
-		}
-		fmt.Fprintf(stdout, "run: result → %s\n", p)
-	}
-	fmt.Fprint(stdout, dm.Console())
-	for _, w := range rep.Warnings {
-		if w.Code == report.WarnFrameTick {
-			fmt.Fprintf(stdout, "run: warning: %s\n", w.Message)
-		}
-	}
-	fmt.Fprintf(stdout, "run: %d sessions (%d skipped, %d failed) → %s\n", sum.Ran, skipped, len(sum.Failed), o.Out)
-	fmt.Fprintf(stdout, "run: %s\n", stats.describe())
-	printTurnTaking(stdout, rep.TurnTaking)
-	return sum, uploadTo(ctx, o, rb, sum, stdout)
+	out := &runOutputs{o: o, in: in, plan: plan, started: started, now: time.Now, stdout: stdout}
+	return out.finish(ctx, outcomes, stats)
 }

@@ -48,7 +48,7 @@ func sameReport(a, b []byte) bool {
 
 // buildRunReport assembles report.json from the merged metrics and every
 // wire log in OUT/traces that belongs to this run's samples.
-func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, failed []runFailure, started time.Time) (*report.Report, error) {
+func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, failed []runFailure, started, ended time.Time) (*report.Report, error) {
 	failedBy := map[string]string{}
 	for _, f := range failed {
 		failedBy[f.Split+"\x00"+f.SampleID] = f.Error
@@ -63,7 +63,7 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 		Machine:     report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
 		Source:      report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
 		Concurrency: o.Concurrency, RunID: o.RunID,
-		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
+		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: ended.UTC().Format(time.RFC3339),
 		Name: o.Name, Notes: o.Notes, Tags: o.Tags,
 	}
 	if u, err := url.Parse(o.URL); err == nil {
@@ -249,7 +249,7 @@ func responseExtras(t *trace.Session) []report.ResponseExtra {
 
 // buildResult writes result.json: the run-level keys of duplex_metrics.json
 // plus run information, OmniInteract-style pacing figures and failures.
-func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runSummary, started time.Time) []byte {
+func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runSummary, started, ended time.Time) []byte {
 	var lagMax float64
 	for _, s := range rep.Sessions {
 		if s.PacingLagMax != nil && *s.PacingLagMax > lagMax {
@@ -266,7 +266,7 @@ func buildResult(o *runOptions, dm metrics.Report, rep *report.Report, sum *runS
 		{Key: "split", Value: o.Split},
 		{Key: "frame_ms", Value: o.FrameMs},
 		{Key: "max_concurrency", Value: o.Concurrency},
-		{Key: "duration_s", Value: time.Since(started).Seconds()},
+		{Key: "duration_s", Value: ended.Sub(started).Seconds()},
 		{Key: "num_sessions", Value: len(rep.Sessions)},
 		{Key: "completed", Value: sum.Ran - len(sum.Failed)},
 		{Key: "failed", Value: len(sum.Failed)},
