@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	rtmetrics "runtime/metrics"
 	"strconv"
 	"sync"
@@ -202,21 +200,7 @@ func durationsMs(ds []time.Duration) []float64 {
 // loadCurveReport builds report.json for a --load-curve run: the metrics
 // of every load session plus the curve.
 func loadCurveReport(o *runOptions, results []metrics.SessionResult, lc *report.LoadCurve, started time.Time) (*report.Report, error) {
-	host, _ := os.Hostname()
-	run := report.Run{
-		TargetURL: o.URL, Model: o.Model, FrameMs: o.FrameMs, Version: version, Client: report.ClientCLI,
-		Machine:   report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
-		Source:    report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
-		RunID:     o.RunID,
-		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: time.Now().UTC().Format(time.RFC3339),
-		Name: o.Name, Notes: o.Notes, Tags: o.Tags,
-	}
-	if o.ShardCount > 0 {
-		run.Shard = &report.Shard{Index: o.ShardIndex, Count: o.ShardCount}
-	}
-	if u, err := url.Parse(o.URL); err == nil {
-		run.Profile = u.Query().Get("sim_profile")
-	}
+	run := runInfo(o, started, time.Now())
 	rep, err := report.NewLoadCurve(run, results, lc)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -215,4 +216,50 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestSessionReportWarnings: the run's warnings count what the wire logs'
+// session extras say, against each session's own append size.
+func TestSessionReportWarnings(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		extras []string // one wire log's duplexscope member each
+		want   []string // warning codes, in order
+	}{
+		{"a clean run", []string{`{"pacing":{"frames":10,"max_ms":12}}`}, nil},
+		{"a frame late by more than the default frame", []string{`{"pacing":{"frames":10,"max_ms":250}}`}, []string{report.WarnPacingLag}},
+		{"late against the default but not the session's tick", []string{`{"frame_ms":400,"pacing":{"frames":10,"max_ms":250}}`}, nil},
+		{"legacy names and a frame-tick warning", []string{`{"warnings":["legacy event names"]}`, `{"warnings":["frame size 200 ms, tick 80 ms"]}`},
+			[]string{report.WarnLegacyEventNames, report.WarnFrameTick}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(out, dirTraces), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r := &sessionReport{rep: &report.Report{}, out: out, failedBy: map[string]string{"s\x00never": "handshake: 404"}, turnTaking: &ttCollector{}}
+			for i, extra := range tc.extras {
+				id := fmt.Sprint("sample", i)
+				w := wireLog("s", id, true)
+				w.Session.Extra = json.RawMessage(extra)
+				writeJSON(t, filepath.Join(out, dirTraces, traceName("s", id)), w)
+				r.add(dataset.Sample{Split: "s", SampleID: id}, 200)
+			}
+			r.add(dataset.Sample{Split: "s", SampleID: "never"}, 200)
+			var codes []string
+			for _, w := range r.warnings(200) {
+				codes = append(codes, w.Code)
+			}
+			if !slices.Equal(codes, tc.want) {
+				t.Errorf("warnings %v, want %v", codes, tc.want)
+			}
+			last := r.rep.Sessions[len(r.rep.Sessions)-1]
+			if len(r.rep.Sessions) != len(tc.extras)+1 || len(r.rep.Attachments) != len(tc.extras) || last.Error != "handshake: 404" || last.WireLog != "" {
+				t.Errorf("sessions %+v, %d attachments; want one per wire log and the failure without one", r.rep.Sessions, len(r.rep.Attachments))
+			}
+		})
+	}
 }

@@ -46,23 +46,15 @@ func sameReport(a, b []byte) bool {
 	return na != nil && bytes.Equal(na, nb)
 }
 
-// buildRunReport assembles report.json from the merged metrics and every
-// wire log in OUT/traces that belongs to this run's samples.
-func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, failed []runFailure, started, ended time.Time) (*report.Report, error) {
-	failedBy := map[string]string{}
-	for _, f := range failed {
-		failedBy[f.Split+"\x00"+f.SampleID] = f.Error
-	}
-	mb, err := dm.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("run: metrics: %w", err)
-	}
+// runInfo is report.json's run section as dataset and load-curve runs
+// share it.
+func runInfo(o *runOptions, started, ended time.Time) report.Run {
 	host, _ := os.Hostname()
 	run := report.Run{
 		TargetURL: o.URL, Model: o.Model, FrameMs: o.FrameMs, Version: version, Client: report.ClientCLI,
-		Machine:     report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
-		Source:      report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
-		Concurrency: o.Concurrency, RunID: o.RunID,
+		Machine:   report.Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Hostname: host, GoVersion: runtime.Version()},
+		Source:    report.Source{Kind: report.SourceDataset, Dataset: o.Dataset, Split: o.Split},
+		RunID:     o.RunID,
 		StartedAt: started.UTC().Format(time.RFC3339), EndedAt: ended.UTC().Format(time.RFC3339),
 		Name: o.Name, Notes: o.Notes, Tags: o.Tags,
 	}
@@ -72,84 +64,123 @@ func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, 
 	if o.ShardCount > 0 {
 		run.Shard = &report.Shard{Index: o.ShardIndex, Count: o.ShardCount}
 	}
+	return run
+}
+
+// buildRunReport assembles report.json from the merged metrics and every
+// wire log in OUT/traces that belongs to this run's samples.
+func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, failed []runFailure, started, ended time.Time) (*report.Report, error) {
+	mb, err := dm.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("run: metrics: %w", err)
+	}
+	run := runInfo(o, started, ended)
+	run.Concurrency = o.Concurrency
 	rep, err := report.New(run, mb)
 	if err != nil {
 		return nil, fmt.Errorf("run: report: %w", err)
 	}
 	rep.Warnings = append(rep.Warnings, report.ValueWarnings(dm)...) // values written as null
-	frame := float64(o.FrameMs)
-	var lagging, legacy, underruns int
-	var tickWarn string
-	tt := &ttCollector{}
+	sessions := &sessionReport{rep: rep, out: o.Out, failedBy: map[string]string{}, turnTaking: &ttCollector{}}
+	for _, f := range failed {
+		sessions.failedBy[f.Split+"\x00"+f.SampleID] = f.Error
+	}
 	for _, s := range samples {
-		name := traceName(s.Split, s.SampleID)
-		t, err := readTrace(filepath.Join(o.Out, dirTraces, name))
-		if err != nil {
-			// No wire log: the session never opened (handshake failure,
-			// unreadable media). A failure of this run stays in the report.
-			if msg, ok := failedBy[s.Split+"\x00"+s.SampleID]; ok {
-				rep.Sessions = append(rep.Sessions, report.SessionExtra{SampleID: s.SampleID, Split: s.Split, Complete: false, Error: msg})
-			}
-			continue
-		}
-		var ex session.Extra
-		_ = json.Unmarshal(t.Session.Extra, &ex)
-		extras := responseExtras(t)
-		for _, x := range extras {
-			underruns += x.Underruns
-		}
-		rep.Responses = append(rep.Responses, extras...)
-		se := report.SessionExtra{
-			SampleID: s.SampleID, Split: s.Split, Complete: !ex.Incomplete, Error: ex.Error,
-			WireLog: name, StreamStartMs: t.Session.StreamStartMs,
-		}
-		if t.Session.SessionID != nil {
-			se.SessionID = *t.Session.SessionID
-		}
-		se.ServerSessionID, se.VideoFramesSent = ex.ServerSessionID, session.VideoFramesSent(t)
-		if b, err := os.ReadFile(filepath.Join(o.Out, dirTraces, name)); err == nil {
-			h := sha256.Sum256(b)
-			rep.Attachments = append(rep.Attachments, report.Attachment{Name: name, Kind: report.AttachWireLog, ContentType: "application/json",
-				SizeBytes: int64(len(b)), SHA256: hex.EncodeToString(h[:]), SessionID: se.SessionID})
-		}
-		if ex.Pacing.Frames > 0 {
-			se.PacingLagP99, se.PacingLagMax = ptrTo(ex.Pacing.P99Ms), ptrTo(ex.Pacing.MaxMs)
-			f := frame // the append size the session used (the server's tick may have replaced the default)
-			if ex.FrameMs > 0 {
-				f = float64(ex.FrameMs)
-			}
-			if ex.Pacing.MaxMs > f {
-				lagging++
-			}
-		}
-		for _, w := range ex.Warnings {
-			if strings.HasPrefix(w, "legacy") {
-				legacy++
-			}
-			if strings.HasPrefix(w, session.WarnFrameTickPrefix) && tickWarn == "" {
-				tickWarn = w
-			}
-		}
-		rep.Sessions = append(rep.Sessions, se)
-		tt.add(s, se.SessionID, t)
+		sessions.add(s, float64(o.FrameMs))
 	}
-	rep.TurnTaking = tt.report()
-	if lagging > 0 {
-		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnPacingLag,
-			Message: fmt.Sprintf("%d sessions sent an input frame more than one frame (%d ms) late (client send clock).", lagging, o.FrameMs)})
-	}
-	if underruns > 0 {
-		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnPlaybackUnderrun,
-			Message: fmt.Sprintf("The simulated playback ran out of audio %d times (audio arrived slower than real time; client receive clock).", underruns)})
-	}
-	if legacy > 0 {
-		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnLegacyEventNames, Message: report.WarningCodes[report.WarnLegacyEventNames]})
-	}
-	if tickWarn != "" {
-		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnFrameTick, Message: "The " + tickWarn + "."})
-	}
+	rep.TurnTaking = sessions.turnTaking.report()
+	rep.Warnings = append(rep.Warnings, sessions.warnings(o.FrameMs)...)
 	report.Finish(rep)
 	return rep, nil
+}
+
+// sessionReport fills report.json's sessions, responses and wire-log
+// attachments from OUT/traces and counts what the run's warnings say.
+type sessionReport struct {
+	rep        *report.Report
+	out        string            // --out
+	failedBy   map[string]string // this run's failures by split + "\x00" + sample_id
+	turnTaking *ttCollector
+	// lagging counts sessions that sent a frame more than a frame late,
+	// legacy those that saw legacy event names; underruns counts playback
+	// underruns; tickWarning is the first frame-tick warning.
+	lagging, legacy, underruns int
+	tickWarning                string
+}
+
+// add reports sample s from its wire log; frame is the default append size
+// in ms.
+func (r *sessionReport) add(s dataset.Sample, frame float64) {
+	name := traceName(s.Split, s.SampleID)
+	t, err := readTrace(filepath.Join(r.out, dirTraces, name))
+	if err != nil {
+		// No wire log: the session never opened (handshake failure,
+		// unreadable media). A failure of this run stays in the report.
+		if msg, ok := r.failedBy[s.Split+"\x00"+s.SampleID]; ok {
+			r.rep.Sessions = append(r.rep.Sessions, report.SessionExtra{SampleID: s.SampleID, Split: s.Split, Complete: false, Error: msg})
+		}
+		return
+	}
+	var ex session.Extra
+	_ = json.Unmarshal(t.Session.Extra, &ex)
+	extras := responseExtras(t)
+	for _, x := range extras {
+		r.underruns += x.Underruns
+	}
+	r.rep.Responses = append(r.rep.Responses, extras...)
+	se := report.SessionExtra{
+		SampleID: s.SampleID, Split: s.Split, Complete: !ex.Incomplete, Error: ex.Error,
+		WireLog: name, StreamStartMs: t.Session.StreamStartMs,
+	}
+	if t.Session.SessionID != nil {
+		se.SessionID = *t.Session.SessionID
+	}
+	se.ServerSessionID, se.VideoFramesSent = ex.ServerSessionID, session.VideoFramesSent(t)
+	if b, err := os.ReadFile(filepath.Join(r.out, dirTraces, name)); err == nil {
+		h := sha256.Sum256(b)
+		r.rep.Attachments = append(r.rep.Attachments, report.Attachment{Name: name, Kind: report.AttachWireLog, ContentType: "application/json",
+			SizeBytes: int64(len(b)), SHA256: hex.EncodeToString(h[:]), SessionID: se.SessionID})
+	}
+	if ex.Pacing.Frames > 0 {
+		se.PacingLagP99, se.PacingLagMax = ptrTo(ex.Pacing.P99Ms), ptrTo(ex.Pacing.MaxMs)
+		f := frame // the append size the session used (the server's tick may have replaced the default)
+		if ex.FrameMs > 0 {
+			f = float64(ex.FrameMs)
+		}
+		if ex.Pacing.MaxMs > f {
+			r.lagging++
+		}
+	}
+	for _, w := range ex.Warnings {
+		if strings.HasPrefix(w, "legacy") {
+			r.legacy++
+		}
+		if strings.HasPrefix(w, session.WarnFrameTickPrefix) && r.tickWarning == "" {
+			r.tickWarning = w
+		}
+	}
+	r.rep.Sessions = append(r.rep.Sessions, se)
+	r.turnTaking.add(s, se.SessionID, t)
+}
+
+// warnings are the run's warnings from what add counted.
+func (r *sessionReport) warnings(frameMs int) []report.Warning {
+	var ws []report.Warning
+	if r.lagging > 0 {
+		ws = append(ws, report.Warning{Code: report.WarnPacingLag,
+			Message: fmt.Sprintf("%d sessions sent an input frame more than one frame (%d ms) late (client send clock).", r.lagging, frameMs)})
+	}
+	if r.underruns > 0 {
+		ws = append(ws, report.Warning{Code: report.WarnPlaybackUnderrun,
+			Message: fmt.Sprintf("The simulated playback ran out of audio %d times (audio arrived slower than real time; client receive clock).", r.underruns)})
+	}
+	if r.legacy > 0 {
+		ws = append(ws, report.Warning{Code: report.WarnLegacyEventNames, Message: report.WarningCodes[report.WarnLegacyEventNames]})
+	}
+	if r.tickWarning != "" {
+		ws = append(ws, report.Warning{Code: report.WarnFrameTick, Message: "The " + r.tickWarning + "."})
+	}
+	return ws
 }
 
 func ptrTo[T any](v T) *T { return &v }
