@@ -225,13 +225,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	case o.JoinAfter < 0:
 		return nil, fmt.Errorf("run: --join-after %v, want ≥ 0", o.JoinAfter)
 	}
-	if fes := report.CheckLabels(o.Name, o.Notes, o.Tags); len(fes) > 0 {
-		fe := fes[0]
-		flagName := map[string]string{"run.name": "--name", "run.notes": "--notes"}[fe.Path]
-		if flagName == "" {
-			flagName = "--tag" // run.tags, run.tags[i]
-		}
-		return nil, fmt.Errorf("run: %s: %s", flagName, fe.Reason)
+	if err := checkLabelFlags(o); err != nil {
+		return nil, err
 	}
 	switch *td {
 	case "none":
@@ -257,6 +252,21 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, errors.New("run: --run-cap: want 22–128 letters, digits, '-' or '_' (e.g. openssl rand -hex 16)")
 	}
 	return o, nil
+}
+
+// checkLabelFlags refuses --name, --notes and --tag values report.json
+// would refuse, naming the flag.
+func checkLabelFlags(o *runOptions) error {
+	fes := report.CheckLabels(o.Name, o.Notes, o.Tags)
+	if len(fes) == 0 {
+		return nil
+	}
+	fe := fes[0]
+	flagName := map[string]string{"run.name": "--name", "run.notes": "--notes"}[fe.Path]
+	if flagName == "" {
+		flagName = "--tag" // run.tags, run.tags[i]
+	}
+	return fmt.Errorf("run: %s: %s", flagName, fe.Reason)
 }
 
 // runFailure names a session that failed and why.
