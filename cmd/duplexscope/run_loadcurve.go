@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	rtmetrics "runtime/metrics"
 	"strconv"
@@ -85,7 +84,7 @@ func (lc *loadCurveRun) joinLoadRun(ctx context.Context, levels []int) error {
 		return nil
 	}
 	lc.hub = &loadrun.Client{Base: o.Upload, RunID: o.RunID, Shard: max(1, o.ShardIndex), Shards: max(1, o.ShardCount),
-		Levels: levels, Token: os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"), RunCap: o.RunCap, Wait: loadRunWait}
+		Levels: levels, Token: writeToken(), RunCap: o.RunCap, Wait: loadRunWait}
 	if o.ShardCount > 0 {
 		lc.runner = fmt.Sprintf("cli shard %d/%d", o.ShardIndex, o.ShardCount)
 	}

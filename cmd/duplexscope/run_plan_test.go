@@ -15,6 +15,19 @@ import (
 	"github.com/duplexscope/duplexscope/trace"
 )
 
+// wantUsageError fails t unless err is bad usage (exit 2) naming want, or
+// nil when want is ""; it reports whether the test goes on (no error).
+func wantUsageError(t *testing.T, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatal(err)
+	case want != "" && (exitCode(err) != 2 || !strings.Contains(err.Error(), want)):
+		t.Fatalf("err %v (exit %d), want exit 2 naming %q", err, exitCode(err), want)
+	}
+	return want == ""
+}
+
 func sampleIDs(ss []dataset.Sample) []string {
 	ids := make([]string, 0, len(ss))
 	for _, s := range ss {
@@ -93,14 +106,8 @@ func TestLoadRunInputs(t *testing.T) {
 				tc.edit(o)
 			}
 			in, err := loadRunInputs(o)
-			if tc.wantErr != "" {
-				if exitCode(err) != 2 || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err %v (exit %d), want exit 2 naming %q", err, exitCode(err), tc.wantErr)
-				}
+			if !wantUsageError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := sampleIDs(in.samples); !slices.Equal(got, tc.wantSamples) {
 				t.Errorf("samples %v, want %v", got, tc.wantSamples)
@@ -191,14 +198,8 @@ func TestPlanResume(t *testing.T) {
 				}
 			}
 			p, err := planResume(&runOptions{Out: out, Resume: tc.resume}, samples)
-			if tc.wantErr != "" {
-				if exitCode(err) != 2 || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err %v (exit %d), want exit 2 naming %q", err, exitCode(err), tc.wantErr)
-				}
+			if !wantUsageError(t, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := sampleIDs(p.todo); !slices.Equal(got, tc.wantTodo) {
 				t.Errorf("todo %v, want %v", got, tc.wantTodo)

@@ -45,7 +45,7 @@ func uploadReport(ctx context.Context, o *runOptions, body []byte) (string, erro
 	req.Header.Set("Content-Type", "application/json")
 	h := sha256.Sum256(body)
 	req.Header.Set("Idempotency-Key", "run-"+hex.EncodeToString(h[:16]))
-	if tok := os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"); tok != "" {
+	if tok := writeToken(); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -83,7 +83,7 @@ func uploadReport(ctx context.Context, o *runOptions, body []byte) (string, erro
 			return "", err
 		}
 		req.Header.Set("Content-Type", a.ContentType)
-		if tok := os.Getenv("DUPLEXSCOPE_WRITE_TOKEN"); tok != "" {
+		if tok := writeToken(); tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
 		resp, err := http.DefaultClient.Do(req)
@@ -100,3 +100,7 @@ func uploadReport(ctx context.Context, o *runOptions, body []byte) (string, erro
 	}
 	return base + created.URL, nil
 }
+
+// writeToken is the archive's write token the run sends (--upload, and a
+// load run's client).
+func writeToken() string { return os.Getenv("DUPLEXSCOPE_WRITE_TOKEN") }
