@@ -3,6 +3,13 @@
 // Command duplexscope benchmarks full-duplex speech-to-speech servers.
 //
 // Verbs: serve, sim, run, score, replay, version. See `duplexscope help`.
+// One file per verb (serve.go, sim.go, run.go, score.go, replay.go); run
+// is plan → pool → outputs: run_flags.go and run_vllm.go parse its flags,
+// run_plan.go reads the inputs and applies --resume, run_pool.go runs the
+// sessions --concurrency at a time, run_outputs.go scores them and writes
+// the files (report.json from run_report.go, --save-result from
+// run_saveresult.go) and uploads them (run_upload.go); --load-curve runs in
+// run_loadcurve.go.
 package main
 
 import (
