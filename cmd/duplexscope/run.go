@@ -487,7 +487,7 @@ func runBench(ctx context.Context, o *runOptions, stdout, stderr io.Writer) (*ru
 		default:
 			if existing, err = metrics.ParseReport(b); err != nil {
 				// Refused before any session runs, so nothing is lost
-				// (the reference only failed after generating: METRICS.md P15).
+				// (the reference only failed after generating: docs/metrics.md#merge-on-resume).
 				return nil, &exitError{code: 2, err: fmt.Errorf("run: --resume: %s is not a valid duplex_metrics.json (%w); fix or remove it, or use --overwrite", filepath.Join(o.Out, fileMetrics), err)}
 			}
 		}

@@ -68,7 +68,7 @@ func TestImports(t *testing.T) {
 				continue
 			}
 			if !allowed(r, imp) {
-				t.Errorf("%s: package %s may not import %s (STYLE.md layout)", path, rel, imp)
+				t.Errorf("%s: package %s may not import %s (docs/style.md#layout)", path, rel, imp)
 			}
 		}
 		return nil
