@@ -72,8 +72,8 @@ soak: ## 64 sessions for 10 minutes
 fuzz: ## long fuzzing of every target
 	@scripts/fuzz.sh 120s
 
-golden: ## rewrite golden snapshots
-	$(GO) test ./... -update
+golden: ## rewrite golden snapshots (only the packages whose tests import internal/golden)
+	@GO=$(GO) scripts/golden.sh
 
 vendor: ## re-vendor echarts (web/) and axe-core (test data) from npm (vendoring time only)
 	@web/vendor.sh

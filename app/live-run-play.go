@@ -27,15 +27,15 @@ func (r *liveRun) playMoment(m moment) {
 		}
 	} else {
 		rate = 24000
-		at := r.streamStartMs + m.TS*1000
-		for _, id := range r.order {
-			rs := r.resp[id]
-			if len(rs.Audio) == 0 || rs.Audio[0].TMs > at+500 {
+		at := r.tr.StreamStartMs() + m.TS*1000
+		for _, id := range r.tr.Order() {
+			chunks := r.audio[id]
+			if len(chunks) == 0 || chunks[0].TMs > at+500 {
 				continue
 			}
-			for i, c := range rs.Audio {
-				if c.TMs >= at-250 || i == len(rs.Audio)-1 {
-					for _, cc := range rs.Audio[i:] {
+			for i, c := range chunks {
+				if c.TMs >= at-250 || i == len(chunks)-1 {
+					for _, cc := range chunks[i:] {
 						pcm = append(pcm, cc.PCM...)
 						if len(pcm) > snippetS*24000*2 {
 							break
@@ -44,7 +44,7 @@ func (r *liveRun) playMoment(m moment) {
 					break
 				}
 			}
-			if pcm != nil && rs.Audio[len(rs.Audio)-1].TMs >= at-250 {
+			if pcm != nil && chunks[len(chunks)-1].TMs >= at-250 {
 				break
 			}
 			pcm = nil

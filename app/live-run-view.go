@@ -3,6 +3,9 @@ package app
 import (
 	"errors"
 	"sync/atomic"
+
+	"github.com/duplexscope/duplexscope/chart"
+	"github.com/duplexscope/duplexscope/session/tracker"
 )
 
 // currentTab is the dashboard tab on screen (set on the UI goroutine, read
@@ -18,8 +21,8 @@ func shownTab() string {
 func (r *liveRun) snapshotLocked() *liveSnapshot {
 	in := viewInput{
 		Phase: r.phase, Status: r.status, SessionID: r.sessionID,
-		Resp: make(map[string]respView, len(r.resp)),
-		User: r.userLevels, Model: r.modelLevels, Markers: r.markers, Captions: r.captions,
+		Resp: make(map[string]respView, len(r.tr.Order())),
+		User: r.userLevels, Model: modelLevels(r.tr.Levels()), Markers: r.allMarkersLocked(), Captions: r.captionsLocked(),
 		InLevel: r.inLevel, OutLevel: r.outLevel, Share: r.share, SentS: r.sentMs / 1000,
 		InputRate: r.inputRate, OutputRate: r.outputRate,
 	}
@@ -32,28 +35,28 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	if r.final != nil {
 		in.Result, in.Final = *r.final, true
 	} else {
-		in.Result = r.acc.Snapshot()
+		in.Result = r.tr.Result()
 		c := in.Result.Counts
-		if r.cache != nil && c.Accepted == r.cacheAccepted && len(r.resp) == r.cacheResp && r.cachePlayed == r.playedStarts() {
+		n := len(r.tr.Order())
+		if r.cache != nil && c.Accepted == r.cacheAccepted && n == r.cacheResp && r.cachePlayed == r.playedStarts() {
 			// Nothing the charts show changed: reuse them (frames and
 			// levels arrive five times a second; rebuilding every chart is
 			// wasted main-thread work).
 			in.Reuse = r.cache.snap
 		} else {
-			r.cacheAccepted, r.cacheResp, r.cachePlayed = c.Accepted, len(r.resp), r.playedStarts()
+			r.cacheAccepted, r.cacheResp, r.cachePlayed = c.Accepted, n, r.playedStarts()
 		}
 	}
-	for id, rs := range r.resp {
-		in.Resp[id] = respView{ID: id, CreatedMs: rs.CreatedMs, PlayStartMs: rs.PlayStartMs,
-			Underruns: rs.Underruns, Truncated: rs.Truncated, Transcript: rs.Transcript.String()}
+	for _, id := range r.tr.Order() {
+		in.Resp[id] = r.respViewLocked(id)
 	}
 	p := pacingView{Frames: r.framesSent, Dropped: r.framesDropped, FrameMs: r.settings.FrameMs}
-	if n := len(r.pacingLagMs); n > 0 {
-		p.LastMs = r.pacingLagMs[n-1]
-		for _, v := range r.pacingLagMs {
+	if lags := r.tr.PacingLagsMs(); len(lags) > 0 {
+		p.LastMs = lags[len(lags)-1]
+		for _, v := range lags {
 			p.MaxMs = max(p.MaxMs, v)
 		}
-		p.P99Ms = percentile99(r.pacingLagMs)
+		p.P99Ms = percentile99(lags)
 	}
 	if r.result != nil {
 		p.P99Ms, p.MaxMs = r.result.Pacing.P99Ms, r.result.Pacing.MaxMs
@@ -61,7 +64,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	in.Pacing = p
 	in.Warn = warnInput{
 		TabHidden: r.tabHidden, PacingMaxMs: p.MaxMs, FrameMs: r.settings.FrameMs,
-		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.legacySeen,
+		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.tr.Legacy(),
 		FramesDropped: r.framesDropped, Incomplete: r.result != nil && r.result.Incomplete,
 		FrameTick: r.tickWarn, StallMs: r.settings.StallMs, StallEveryMs: r.settings.StallEveryMs,
 		WorkerFallback: r.workerFallback,
@@ -75,11 +78,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 			in.VideoFrames = r.sess.VideoFramesSent()
 		}
 	}
-	rows := r.log.rows
-	if len(rows) > 1000 {
-		rows = rows[len(rows)-1000:]
-	}
-	in.Log = append([]logRow(nil), rows...)
+	in.Log = r.tr.Log().Last(1000)
 	in.Probes = r.probeViewsLocked()
 	in.TurnTaking = r.tt
 	in.UserSpeech = r.userSpeech
@@ -105,10 +104,41 @@ type viewCache struct {
 // playedStarts counts responses whose playback started (heard chart input).
 func (r *liveRun) playedStarts() int {
 	n := 0
-	for _, rs := range r.resp {
-		if rs.PlayStartMs > 0 {
+	for _, p := range r.play {
+		if p.StartMs > 0 {
 			n++
 		}
 	}
 	return n
+}
+
+// allMarkersLocked is the model lane's marks: the wire's (tracker) and
+// the page's own (probes, playback starts).
+func (r *liveRun) allMarkersLocked() []chart.Marker {
+	wire := r.tr.Marks()
+	out := make([]chart.Marker, 0, len(wire)+len(r.markers))
+	for _, m := range wire {
+		out = append(out, chart.Marker{TS: m.TS, Kind: m.Kind, ResponseID: m.ResponseID})
+	}
+	return append(out, r.markers...)
+}
+
+// captionsLocked is a dataset's captions, then the model's.
+func (r *liveRun) captionsLocked() []chart.Caption {
+	model := r.tr.Captions()
+	out := make([]chart.Caption, 0, len(r.userCaptions)+len(model))
+	out = append(out, r.userCaptions...)
+	for _, c := range model {
+		out = append(out, chart.Caption{TS: c.TS, Lane: chart.LaneModel, Text: c.Text})
+	}
+	return out
+}
+
+// modelLevels converts the tracker's levels for the timeline.
+func modelLevels(in []tracker.Level) []chart.Level {
+	out := make([]chart.Level, len(in))
+	for i, l := range in {
+		out[i] = chart.Level{TS: l.TS, Level: l.Level}
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,10 +14,10 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/tracker"
 	"github.com/duplexscope/duplexscope/trace"
 	"github.com/duplexscope/duplexscope/turntaking"
 )
@@ -34,30 +33,13 @@ const (
 	phaseFailed     = "failed"
 )
 
-// respState is what the page tracks per response beyond the metrics.
-type respState struct {
-	ID            string
-	CreatedMs     float64 // client receive clock
-	FirstAudioMs  float64 // client receive clock, 0 = none
-	PlayStartMs   float64 // playback clock mapped to performance.now(), 0 = not played
-	PlayedSamples int
-	Underruns     int
-	Truncated     bool
-	Done          bool
-	AudioDone     bool
-	Drained       bool
-	Transcript    strings.Builder
-	Caption       int        // index of its model caption in liveRun.captions
-	Audio         []timedPCM // as received, at 24 kHz
-}
-
-// receivedMs is the audio received for the response so far (ms).
-func (rs *respState) receivedMs() float64 {
-	n := 0
-	for _, c := range rs.Audio {
-		n += len(c.PCM)
-	}
-	return float64(n) / 48 // 24 kHz PCM16: 48 bytes per ms
+// playState is a response's playback on the page's player (the playback
+// worklet's reports); its wire state is the tracker's.
+type playState struct {
+	StartMs float64 // playback clock mapped to performance.now(), 0 = not played
+	Played  int     // samples played
+	Under   int     // underruns
+	Drained bool
 }
 
 type timedPCM struct {
@@ -83,9 +65,8 @@ type liveRun struct {
 	tickWarn  string           // the session's frame-size warning (server tick)
 	sess      *session.Session // the session on the main thread (session_thread=main), else nil
 	worker    *workerSession   // the session in the session worker, else nil
-	feed      session.PlaybackFeed
 	playAcks  session.PlaybackAcks
-	acc       metrics.Accumulator
+	tr        *tracker.Tracker // the wire log, followed (responses, marks, metrics, event log)
 	frames    chan inputFrame
 	acks      chan ackReq
 	stopOnce  sync.Once
@@ -95,8 +76,6 @@ type liveRun struct {
 	err            error
 	sessionID      string
 	ready          bool
-	streamStartMs  float64
-	streamStartSet bool
 	readyCtxTime   float64 // input AudioContext time when the session opened
 	sentMs         float64
 	framesSent     int
@@ -111,18 +90,14 @@ type liveRun struct {
 	inputRate      float64
 	outputRate     float64
 	playbackUnder  int
-	legacySeen     bool
 	inLevel        float64
 	outLevel       float64
 	inputPCM       []byte
 	userLevels     []chart.Level
-	modelLevels    []chart.Level
-	markers        []chart.Marker
-	captions       []chart.Caption
-	resp           map[string]*respState
-	order          []string
-	log            eventLog
-	pacingLagMs    []float64
+	markers        []chart.Marker        // the page's own: probes and playback starts (the wire's are the tracker's)
+	userCaptions   []chart.Caption       // a dataset's captions (the model's are the tracker's)
+	play           map[string]*playState // by response id
+	audio          map[string][]timedPCM // model audio by response, as received at 24 kHz (replay, report)
 	result         *session.Result
 	final          *metrics.SessionResult
 	share          shareInfo
@@ -151,7 +126,7 @@ func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 	return &liveRun{
 		settings: s, ctx: ctx, cancel: cancel, publish: publish,
 		frames: make(chan inputFrame, 512), stopped: make(chan struct{}), acks: make(chan ackReq, 256),
-		phase: phaseIdle, resp: map[string]*respState{}, probeClips: map[string]probeClipData{},
+		phase: phaseIdle, tr: tracker.New(), play: map[string]*playState{}, audio: map[string][]timedPCM{}, probeClips: map[string]probeClipData{},
 		probeSchedule: append([]ProbeAt(nil), s.Probes...),
 	}
 }
@@ -178,7 +153,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 		r.mu.Lock()
 		r.labels = ds.Labels
 		for _, c := range ds.Captions {
-			r.captions = append(r.captions, chart.Caption{TS: c.TS, Lane: chart.LaneUser, Text: clipText(c.Text, 40)})
+			r.userCaptions = append(r.userCaptions, chart.Caption{TS: c.TS, Lane: chart.LaneUser, Text: tracker.ClipText(c.Text, 40)})
 		}
 		r.mu.Unlock()
 	} else if r.settings.DroppedPCM != nil {
@@ -600,7 +575,7 @@ func (r *liveRun) isCurrent() bool {
 // drainPlayback tells the player every response is finished.
 func (r *liveRun) drainPlayback() {
 	r.mu.Lock()
-	ids := append([]string(nil), r.order...)
+	ids := append([]string(nil), r.tr.Order()...)
 	r.mu.Unlock()
 	for _, id := range ids {
 		r.graph.done(id)
@@ -666,125 +641,56 @@ func (r *liveRun) onEvent(ev trace.Event) {
 	r.ttRec.Add(ev) // decoded once here, so a live turn-taking pass costs VAD only
 	r.ttMu.Unlock()
 	r.mu.Lock()
-	r.log.add(ev)
-	if ev.Dir == trace.DirSend && !r.streamStartSet && strings.Contains(string(ev.Event[:min(64, len(ev.Event))]), "input_audio_buffer.append") {
-		// Stream start is the instant just before the first append is
-		// written: that append's send stamp (the wire log's
-		// stream_start_ms). Never copy the session's trace per event.
-		r.streamStartMs, r.streamStartSet = ev.TMs, true
-		r.acc.SetStreamStart(ev.TMs)
-	}
-	if ev.Dir == trace.DirLocal {
-		r.notePacing(ev)
+	u := r.tr.Add(ev)
+	if !u.OK {
 		r.mu.Unlock()
 		return
 	}
-	if ev.Dir != trace.DirRecv {
-		r.mu.Unlock()
-		return
+	in := u.Received
+	if u.Action == session.PlayPush {
+		r.audio[in.ID] = append(r.audio[in.ID], timedPCM{TMs: ev.TMs, PCM: in.PCM})
 	}
-	r.acc.Add(ev)
-	in, ok := session.DecodeReceived(ev.Event)
-	if !ok {
-		r.mu.Unlock()
-		return
-	}
-	id := in.ID
-	act, _ := r.feed.Action(in) // the player's rule, the one the session worker feeds by
-	ts := (ev.TMs - r.streamStartMs) / 1000
-	switch {
-	case in.Type == "response.created":
-		if id != "" && r.resp[id] == nil {
-			r.resp[id] = &respState{ID: id, CreatedMs: ev.TMs}
-			r.order = append(r.order, id)
-			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkCreated, ResponseID: id})
-		}
-	case session.IsAudioDelta(in.Type):
-		if in.Type == "response.audio.delta" {
-			r.legacySeen = true
-		}
-		rs := r.ensure(id, ev.TMs)
-		if rs != nil && act == session.PlayPush {
-			if rs.FirstAudioMs == 0 {
-				rs.FirstAudioMs = ev.TMs
-				r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkFirstAudio, ResponseID: id})
-				// The model's next turn is a response that speaks: a
-				// "listen" decision (created, no audio) is not one.
-				r.probeCreatedLocked(cmp.Or(rs.CreatedMs, ev.TMs))
-			}
-			rs.Audio = append(rs.Audio, timedPCM{TMs: ev.TMs, PCM: in.PCM})
-			r.modelLevels = append(r.modelLevels, chart.Level{TS: ts, Level: math.Min(1.1, audio.RMSPCM16(in.PCM)*4)})
-		}
-	case session.IsTextDelta(in.Type):
-		rs := r.ensure(id, ev.TMs)
-		if rs != nil && in.Text != "" {
-			if rs.Transcript.Len() == 0 {
-				r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkFirstText, ResponseID: id})
-				r.captions = append(r.captions, chart.Caption{TS: ts, Lane: chart.LaneModel, Text: ""})
-				rs.Caption = len(r.captions) - 1
-			}
-			rs.Transcript.WriteString(in.Text)
-			r.captions[rs.Caption].Text = clipText(rs.Transcript.String(), 40)
-		}
-	case in.Type == "response.output_audio.done" || in.Type == "response.audio.done":
-		if rs := r.resp[id]; rs != nil {
-			rs.AudioDone = true
-		}
-	case in.Type == "response.done":
-		if rs := r.resp[id]; rs != nil {
-			rs.Done = true
-			// Cancelled by the server (barge-in) before any audio: no
-			// buffer to clear, but the response was cut off all the same.
-			rs.Truncated = rs.Truncated || in.Status == "cancelled"
-			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkDone, ResponseID: id})
-		}
-	case in.Type == "output_audio_buffer.cleared":
-		if rs := r.resp[id]; rs != nil {
-			rs.Truncated = true
-			r.markers = append(r.markers, chart.Marker{TS: ts, Kind: chart.MarkCleared, ResponseID: id})
-		}
+	if u.FirstAudio {
+		r.probeCreatedLocked(u.CreatedMs)
 	}
 	g := r.graph
 	if r.worker != nil {
 		g = nil // the session worker feeds the player itself
 	}
-	important := in.Type == "response.done" || (act == session.PlayPush && len(r.resp[id].Audio) == 1)
 	r.mu.Unlock()
 	if g != nil {
-		switch act {
+		switch u.Action {
 		case session.PlayPush:
-			g.play(id, in.PCM)
+			g.play(in.ID, in.PCM)
 		case session.PlayClear:
-			g.clear(id)
+			g.clear(in.ID)
 		case session.PlayDone:
-			g.done(id)
+			g.done(in.ID)
 		}
 	}
-	r.maybePublish(important)
+	r.maybePublish(u.Boundary)
 }
 
-// ensure returns id's state, creating it for events seen before created.
-func (r *liveRun) ensure(id string, tMs float64) *respState {
-	if id == "" {
-		return nil
+// playLocked returns id's playback state, creating it.
+func (r *liveRun) playLocked(id string) *playState {
+	p := r.play[id]
+	if p == nil {
+		p = &playState{}
+		r.play[id] = p
 	}
-	rs := r.resp[id]
-	if rs == nil {
-		rs = &respState{ID: id}
-		r.resp[id] = rs
-		r.order = append(r.order, id)
-	}
-	return rs
+	return p
 }
 
-func (r *liveRun) notePacing(ev trace.Event) {
-	var p struct {
-		Type  string  `json:"type"`
-		LagMs float64 `json:"lag_ms"`
+// respViewLocked is what the views and the report show of response id.
+func (r *liveRun) respViewLocked(id string) respView {
+	v := respView{ID: id}
+	if rs := r.tr.Response(id); rs != nil {
+		v.CreatedMs, v.Truncated, v.Transcript = rs.CreatedMs, rs.Truncated, rs.Transcript
 	}
-	if json.Unmarshal(ev.Event, &p) == nil && p.Type == "duplexscope.pacing" {
-		r.pacingLagMs = append(r.pacingLagMs, p.LagMs)
+	if p := r.play[id]; p != nil {
+		v.PlayStartMs, v.Underruns = p.StartMs, p.Under
 	}
+	return v
 }
 
 // onPlayback gets the playback worklet's messages (JS callback: no blocking).
@@ -793,7 +699,10 @@ func (r *liveRun) notePacing(ev trace.Event) {
 func (r *liveRun) onPlayback(m playbackMsg) {
 	r.mu.Lock()
 	s, ws := r.sess, r.worker
-	rs := r.resp[m.ID]
+	var rs *playState
+	if r.tr.Response(m.ID) != nil {
+		rs = r.playLocked(m.ID)
+	}
 	ack, doAck := 0, false
 	if rs != nil && ws == nil {
 		ack, doAck = r.playAcks.Report(m.Type, m.ID, m.Played, 24000)
@@ -803,14 +712,14 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 	case "level":
 		r.outLevel = m.RMS
 	case "start":
-		if rs != nil && rs.PlayStartMs == 0 {
-			rs.PlayStartMs = m.PerfMs
-			r.markers = append(r.markers, chart.Marker{TS: (m.PerfMs - r.streamStartMs) / 1000, Kind: chart.MarkPlaybackStart, ResponseID: m.ID})
+		if rs != nil && rs.StartMs == 0 {
+			rs.StartMs = m.PerfMs
+			r.markers = append(r.markers, chart.Marker{TS: (m.PerfMs - r.tr.StreamStartMs()) / 1000, Kind: chart.MarkPlaybackStart, ResponseID: m.ID})
 			note = map[string]any{"type": "duplexscope.playback", "event": "start", "response_id": m.ID, "played_at_ms": m.PerfMs, "clock": "playback"}
 		}
 	case "progress", "drained", "cleared":
 		if rs != nil {
-			rs.PlayedSamples = m.Played
+			rs.Played = m.Played
 			ms := m.Played * 1000 / 24000
 			if m.Type == "cleared" {
 				note = map[string]any{"type": "duplexscope.playback", "event": "cleared", "response_id": m.ID, "played_ms": ms, "dropped_ms": m.Dropped * 1000 / 24000}
@@ -824,7 +733,7 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 	case "underrun":
 		r.playbackUnder++
 		if rs != nil {
-			rs.Underruns++
+			rs.Under++
 		}
 		note = map[string]any{"type": "duplexscope.playback", "event": "underrun", "response_id": m.ID, "count": m.Count}
 	}
@@ -915,19 +824,12 @@ const quietWindowMs = 1500
 // awaitingAudioLocked reports whether a response created less than
 // quietWindowMs ago has no audio yet.
 func (r *liveRun) awaitingAudioLocked(now float64) bool {
-	for i := len(r.order) - 1; i >= 0 && i >= len(r.order)-3; i-- {
-		rs := r.resp[r.order[i]]
+	order := r.tr.Order()
+	for i := len(order) - 1; i >= 0 && i >= len(order)-3; i-- {
+		rs := r.tr.Response(order[i])
 		if rs.CreatedMs > 0 && rs.FirstAudioMs == 0 && !rs.Done && now-rs.CreatedMs < quietWindowMs {
 			return true
 		}
 	}
 	return false
-}
-
-func clipText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -229,7 +229,7 @@ func (r *liveRun) probeSentLocked(seq int, sentAt float64) {
 		if p.Seq == seq && p.OnsetMs == 0 {
 			p.OnsetMs = sentAt
 			p.ResponseID = r.playingLocked()
-			r.markers = append(r.markers, chart.Marker{TS: (sentAt - r.streamStartMs) / 1000, Kind: chart.MarkProbe, ResponseID: p.ID,
+			r.markers = append(r.markers, chart.Marker{TS: (sentAt - r.tr.StreamStartMs()) / 1000, Kind: chart.MarkProbe, ResponseID: p.ID,
 				Label: fmt.Sprintf("%s (%s) sent, talking: %s", p.ID, p.Kind, orDash(p.ResponseID))})
 			r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "onset", "probe_id": p.ID, "kind": p.Kind,
 				"clip": p.Clip, "onset_ms": sentAt, "clock": "client send", "response_id": p.ResponseID})
@@ -239,10 +239,11 @@ func (r *liveRun) probeSentLocked(seq int, sentAt float64) {
 
 // playingLocked is the response whose audio is being played now.
 func (r *liveRun) playingLocked() string {
-	for i := len(r.order) - 1; i >= 0; i-- {
-		rs := r.resp[r.order[i]]
-		if rs.PlayStartMs > 0 && !rs.Drained && !rs.Truncated {
-			return rs.ID
+	order := r.tr.Order()
+	for i := len(order) - 1; i >= 0; i-- {
+		id := order[i]
+		if p := r.play[id]; p != nil && p.StartMs > 0 && !p.Drained && !r.tr.Response(id).Truncated {
+			return id
 		}
 	}
 	return ""
@@ -266,7 +267,7 @@ func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
 	}
 	last.StoppedBy, last.StopMs, last.PlayedMs = session.ProbeCleared, perfMs, playedMs
 	lat := perfMs - last.OnsetMs
-	r.markers = append(r.markers, chart.Marker{TS: (perfMs - r.streamStartMs) / 1000, Kind: chart.MarkProbeStop, ResponseID: last.ID,
+	r.markers = append(r.markers, chart.Marker{TS: (perfMs - r.tr.StreamStartMs()) / 1000, Kind: chart.MarkProbeStop, ResponseID: last.ID,
 		Label: fmt.Sprintf("%s (%s) stopped %s after %.0f ms", last.ID, last.Kind, id, lat)})
 	r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "stopped", "probe_id": last.ID,
 		"response_id": id, "stop_latency_ms": lat, "played_ms": playedMs, "clock": "playback"})
@@ -296,8 +297,8 @@ func (r *liveRun) probeViewsLocked() []probeView {
 	out := make([]probeView, 0, len(r.probes))
 	for _, p := range r.probes {
 		recv := -1.0
-		if rs := r.resp[p.ResponseID]; rs != nil {
-			recv = rs.receivedMs()
+		if rs := r.tr.Response(p.ResponseID); rs != nil {
+			recv = rs.ReceivedMs()
 		}
 		out = append(out, probeRow(*p, recv))
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/duplexscope/duplexscope/chart"
 
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/session/tracker"
+	"github.com/duplexscope/duplexscope/trace"
 )
 
 func TestProbeReports(t *testing.T) {
@@ -140,7 +142,9 @@ func TestProbeVerdict(t *testing.T) {
 // with the probe's id and kind.
 func TestProbeStoppedAttribution(t *testing.T) {
 	t.Parallel()
-	r := &liveRun{streamStartMs: 1000, probes: []*probe{
+	tr := tracker.New()
+	tr.Add(trace.Event{TMs: 1000, Dir: trace.DirSend, Event: []byte(`{"type":"input_audio_buffer.append","audio":"AAAA"}`)}) // stream start
+	r := &liveRun{tr: tr, probes: []*probe{
 		{ID: "probe_1", Kind: "backchannel", OnsetMs: 2000, ResponseID: "resp_1"},
 		{ID: "probe_2", Kind: "interruption", OnsetMs: 4000, ResponseID: "resp_1"},
 		{ID: "probe_3", Kind: "noise", OnsetMs: 4000, ResponseID: "resp_2"},

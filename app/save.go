@@ -86,20 +86,18 @@ func (r *liveRun) buildSaveInput(tr *trace.Session) saveInput {
 	if r.err != nil {
 		in.Error = errorWords(r.err)
 	}
-	for _, id := range r.order {
-		rs := r.resp[id]
-		in.Resp = append(in.Resp, respView{ID: id, CreatedMs: rs.CreatedMs, PlayStartMs: rs.PlayStartMs,
-			Underruns: rs.Underruns, Truncated: rs.Truncated, Transcript: rs.Transcript.String()})
-		for _, c := range rs.Audio {
+	for _, id := range r.tr.Order() {
+		in.Resp = append(in.Resp, r.respViewLocked(id))
+		for _, c := range r.audio[id] {
 			in.OutputPCM = append(in.OutputPCM, c.PCM...)
 		}
 	}
-	in.StreamStartMs = r.streamStartMs
+	in.StreamStartMs = r.tr.StreamStartMs()
 	in.Labels = r.labels
 	in.UserSpeech = r.userSpeech
 	in.ReceivedMs = map[string]float64{}
-	for id, rs := range r.resp {
-		in.ReceivedMs[id] = rs.receivedMs()
+	for _, id := range r.tr.Order() {
+		in.ReceivedMs[id] = r.tr.Response(id).ReceivedMs()
 	}
 	for _, p := range r.probes {
 		in.Probes = append(in.Probes, *p)

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// percentile99 is the nearest-rank p99 (METRICS.md §4.2) of xs.
+// percentile99 is the nearest-rank p99 (docs/metrics.md#nearest-rank-percentile) of xs.
 func percentile99(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0

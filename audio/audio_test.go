@@ -309,7 +309,8 @@ func TestFrameArithmetic(t *testing.T) {
 			t.Errorf("BytesToMs(%d, %d) = %g, want %d", tc.bytes, tc.rate, got, tc.ms)
 		}
 	}
-	// Benchmark rule: 199.9375 ms floors to 199 (PROTOCOL.md §3.1 example C).
+	// Benchmark rule: 199.9375 ms floors to 199 (the last, shortened chunk of
+	// docs/protocol.md#final-commit-tail-rule).
 	if got := BytesToMsFloor(6398, 16000); got != 199 {
 		t.Errorf("BytesToMsFloor(6398) = %d, want 199", got)
 	}

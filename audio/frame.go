@@ -19,7 +19,7 @@ func BytesToMs(n, rate int) float64 {
 }
 
 // BytesToMsFloor is the benchmark clients' integer duration rule,
-// bytes·1000 // (rate·2) (PROTOCOL.md §3.1; OmniInteract played_ms).
+// bytes·1000 // (rate·2) (docs/protocol.md#audio-append; OmniInteract played_ms).
 func BytesToMsFloor(n, rate int) int {
 	if rate <= 0 || n <= 0 {
 		return 0

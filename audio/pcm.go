@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Sample rates of the duplex protocol (PROTOCOL.md §3.1, §4.3).
+// Sample rates of the duplex protocol (docs/protocol.md#audio-formats-and-rates).
 const (
 	InputRate  = 16000 // client → server PCM16 mono
 	OutputRate = 24000 // server → client PCM16 mono

@@ -9,7 +9,7 @@ import (
 )
 
 // Percentile returns the nearest-rank p-quantile (0 < p ≤ 1) of sorted: the
-// smallest value with at least p·n values at or below it (METRICS.md §4).
+// smallest value with at least p·n values at or below it (docs/metrics.md#nearest-rank-percentile).
 // NaN for an empty slice; p ≤ 0 gives the minimum.
 func Percentile(sorted []float64, p float64) float64 {
 	n := len(sorted)

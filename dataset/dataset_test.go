@@ -126,7 +126,7 @@ func TestManifestDir(t *testing.T) {
 }
 
 // TestRecordLayouts: Omni-DuplexEval records (aliases, "data" wrapper, HF
-// audio objects, numeric ids) and errors (METRICS.md §9.1).
+// audio objects, numeric ids) and errors (docs/metrics.md#dataset-inputs).
 func TestRecordLayouts(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -1,6 +1,6 @@
 // Package dataset loads the input clips of a headless duplex run: a local
 // directory with manifest.jsonl, Omni-DuplexEval and OmniInteract record
-// files (METRICS.md §9), or the bundled "builtin" set embedded in the binary.
+// files (docs/metrics.md#dataset-inputs), or the bundled "builtin" set embedded in the binary.
 //
 // Every sample's audio is delivered as the protocol's input format: 16 kHz
 // mono little-endian PCM16. WAV files of any rate, depth and channel count

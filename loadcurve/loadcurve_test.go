@@ -116,7 +116,7 @@ func TestSummarize(t *testing.T) {
 }
 
 // TestSummarizeNearestRank: p50/p99 are nearest-rank over the pooled
-// responses of every session of the level (METRICS.md §4.2), whatever
+// responses of every session of the level (docs/metrics.md#nearest-rank-percentile), whatever
 // order the sessions arrive in.
 func TestSummarizeNearestRank(t *testing.T) {
 	var a, b []Session

@@ -8,7 +8,7 @@ import (
 	"github.com/duplexscope/duplexscope/trace"
 )
 
-// Event types the metrics read (METRICS.md §1). Legacy names
+// Event types the metrics read (docs/metrics.md#counted-events). Legacy names
 // (response.audio.delta, response.audio_transcript.delta) are not counted.
 const (
 	typeCreated    = "response.created"
@@ -26,7 +26,7 @@ type Counts struct {
 	Accepted   int `json:"accepted"`   // recv JSON objects that reached the metric code
 	Duplicates int `json:"duplicates"` // dropped by server_event_seq de-duplication
 	Ignored    int `json:"ignored"`    // send/local entries and non-object events
-	// Warnings (METRICS.md §13), never part of the vLLM keys:
+	// Warnings (docs/metrics.md#reference-quirks), never part of the vLLM keys:
 	Legacy      int       `json:"legacy"`       // response.audio.delta / response.audio_transcript.delta seen, not counted (P11)
 	SampleRates []float64 `json:"sample_rates"` // distinct sample_rate_hz values in force, in order; > 1 means P8 applies
 }
@@ -64,8 +64,8 @@ type rec struct {
 	text     bool
 	packet   bool
 	clientAu bool // client_ttfp quirk: payload is any string
-	hasDur2  bool // §2.2 metadata duration (booleans count, clamped ≥ 0)
-	hasDur5  bool // §5 metadata duration (finite, ≥ 0, no booleans)
+	hasDur2  bool // row metadata duration (booleans count, clamped ≥ 0)
+	hasDur5  bool // stream-window metadata duration (finite, ≥ 0, no booleans)
 	dur2     float64
 	dur5     float64
 	srv      *srvObj       // response_request_metrics object found on this event
@@ -217,7 +217,7 @@ func (a *Accumulator) setStreamStart(s float64) {
 const LocalStreamStart = "duplexscope.stream_start"
 
 // Add feeds one trace entry. Only "recv" entries whose event is a JSON
-// object count; a replayed server_event_seq is dropped (METRICS.md §1).
+// object count; a replayed server_event_seq is dropped (docs/metrics.md#de-duplication).
 // The one "local" entry Add reads is LocalStreamStart, and only while no
 // stream start was set explicitly (SetMeta with a stream start,
 // SetStreamStart, or ScoreSession, which always follows the trace meta).
@@ -356,8 +356,8 @@ func (a *Accumulator) apply(r *rec) {
 }
 
 // view holds an event's top level and the nested objects the lookups of
-// PROTOCOL.md §4.9/§4.10 visit, each decoded at most once (nil when absent
-// or not an object).
+// docs/protocol.md#server-request-metrics and #stage-metrics visit, each
+// decoded at most once (nil when absent or not an object).
 type view struct {
 	o                       obj
 	vo, md, mdvo, mdde      obj
@@ -405,7 +405,7 @@ func field(o obj, k string) obj {
 }
 
 // serverMetrics returns the first response_request_metrics object found in
-// the eight places of PROTOCOL.md §4.9, or nil.
+// the eight places of docs/protocol.md#server-request-metrics, or nil.
 func (v *view) serverMetrics() obj {
 	const k = "response_request_metrics"
 	for _, parent := range [...]obj{v.o, v.vo, v.md, v.mdvo, v.mdde, v.rmd, v.rmdvo, v.rmdde} {
@@ -417,7 +417,7 @@ func (v *view) serverMetrics() obj {
 }
 
 // stage0 returns stage "0" of the first stage_metrics object found in the
-// five places of PROTOCOL.md §4.10, or nil when that object has no object
+// five places of docs/protocol.md#stage-metrics, or nil when that object has no object
 // stage "0". A top-level stage_metrics and duplex_event are not read.
 func (v *view) stage0() json.RawMessage {
 	const k = "stage_metrics"

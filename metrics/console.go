@@ -13,7 +13,7 @@ var flatLabels = map[string]string{
 }
 
 // Console returns the reference's per-response latency block printed after
-// a run (METRICS.md §6.2): a 50-column "=" header, Mean/Median/P99 lines per
+// a run (docs/metrics.md#console-block): a 50-column "=" header, Mean/Median/P99 lines per
 // present group ("{:<40} {:<10.2f}"), a 50-column "=" footer; "" when no
 // group has values. Note "server TTFT" is the row ttft_ms, which falls back
 // to the client clock when the server sent none.

@@ -1,5 +1,5 @@
 // Package metrics computes vLLM-Omni's full-duplex benchmark metrics exactly
-// as the reference does (../shared/spec/METRICS.md): per-response rows
+// as the reference does (docs/metrics.md in the repository): per-response rows
 // (TTFT, TTFP, RTF, TPOT, client latencies), the session summary with the
 // input-stream window, the run-level duplex_metrics.json with merge on
 // resume, and the engine's token-weighted TPOT rule.

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestImports enforces STYLE.md's layout: metrics and metrics/conformance
+// TestImports enforces docs/style.md#layout: metrics and metrics/conformance
 // use only the standard library (plus trace and protocol, whose shared
 // response-identity rule metrics applies, for metrics) in non-test code,
 // ../turntaking stdlib plus trace and protocol, and ../trace only the

@@ -12,7 +12,7 @@ import (
 
 // Raw JSON probing with Python's type semantics: the reference reads events
 // with json.loads, so a JSON integer, a float, a boolean and a string are
-// different things (METRICS.md §10.2). Values are inspected lazily so that
+// different things (docs/metrics.md#python-semantics). Values are inspected lazily so that
 // large audio payloads are never copied.
 
 type jkind uint8

@@ -8,7 +8,7 @@ import (
 // Round returns x rounded to digits decimal places exactly as Python's
 // round(x, digits) on a float64 does: the float64 nearest to the exact decimal
 // value of x rounded (ties to even on the exact binary value). It is not
-// math.Round(x*1e3)/1e3 (METRICS.md §10.1).
+// math.Round(x*1e3)/1e3 (docs/metrics.md#rounding).
 //
 // Digits 0–9 take an exact fast path (fused multiply-add decides the
 // rounding direction from the exact binary value); other cases use the
@@ -63,7 +63,7 @@ func round6(x float64) float64 { return Round(x, 6) }
 
 // Percentile returns the nearest-rank percentile p (0..1) of sorted, an
 // ascending slice: sorted[min(max(0, ceil(p·n)−1), n−1)] with p·n a float64
-// product (METRICS.md §4.2). It is always an element of sorted; it panics on
+// product (docs/metrics.md#nearest-rank-percentile). It is always an element of sorted; it panics on
 // an empty slice.
 func Percentile(sorted []float64, p float64) float64 {
 	n := len(sorted)
@@ -72,7 +72,7 @@ func Percentile(sorted []float64, p float64) float64 {
 	return sorted[i]
 }
 
-// Summary is a {count, mean, p50, p99} distribution (METRICS.md §4.1).
+// Summary is a {count, mean, p50, p99} distribution (docs/metrics.md#summaries).
 type Summary struct {
 	Count int     `json:"count"`
 	Mean  float64 `json:"mean"`
@@ -80,7 +80,7 @@ type Summary struct {
 	P99   float64 `json:"p99"`
 }
 
-// Summarize returns the §4.1 summary of the finite values, with mean, p50 and
+// Summarize returns the summary (docs/metrics.md#summaries) of the finite values, with mean, p50 and
 // p99 rounded to digits (3, or 6 for RTF), or nil when no finite value
 // remains. The mean is the left-to-right float64 sum of the sorted values
 // divided by their count.
@@ -123,7 +123,7 @@ type IntervalSummary struct {
 
 // SummarizeIntervals is the reference interval_summary: round3 of every
 // finite value ≥ 0, sorted; mean round3'd; p50/p95 nearest rank; zeros when
-// empty (METRICS.md §2.6).
+// empty (docs/metrics.md#stage-0-tokens).
 func SummarizeIntervals(values []float64) IntervalSummary {
 	clean := make([]float64, 0, len(values))
 	for _, v := range values {

@@ -440,7 +440,7 @@ func parseValue(dec *json.Decoder) (any, error) {
 }
 
 // nonNegReal returns a Report value that is a real number (int or float,
-// not bool), finite and ≥ 0 (METRICS.md §6).
+// not bool), finite and ≥ 0 (docs/metrics.md#run-level).
 func nonNegReal(v any) (float64, bool) {
 	switch v := v.(type) {
 	case float64:

@@ -118,7 +118,7 @@ func TestMatchesNaiveReference(t *testing.T) {
 	})
 }
 
-// Row invariants on generated sessions (METRICS.md §10.2).
+// Row invariants on generated sessions (docs/metrics.md#missing-values).
 func TestRowInvariants(t *testing.T) {
 	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {

@@ -1,7 +1,7 @@
 package metrics_test
 
 // An independent, deliberately naive transcription of the reference
-// algorithm (METRICS.md §1–§5, the Python structure: collect, then scan the
+// algorithm (docs/metrics.md, event log to stream window; the Python structure: collect, then scan the
 // whole log once per response), used to cross-check the incremental
 // Accumulator on generated sessions. It shares no code with the package.
 

@@ -8,9 +8,9 @@ import (
 	"github.com/duplexscope/duplexscope/trace"
 )
 
-// Report is the duplex_metrics.json payload of a run (METRICS.md §7): the
+// Report is the duplex_metrics.json payload of a run (docs/metrics.md#report-file): the
 // request rows and session entries of every session, and the run-level
-// values recomputed from them (§6). Requests and Sessions are generic
+// values recomputed from them (docs/metrics.md#run-level). Requests and Sessions are generic
 // ordered objects because rows kept from an earlier file are carried over
 // as they were.
 type Report struct {
@@ -19,7 +19,7 @@ type Report struct {
 	StreamTTFT *Summary    // duplex_stream_ttft_ms (nil = absent)
 	StreamTTFP *Summary    // duplex_stream_ttfp_ms
 	StreamRTF  *Summary    // duplex_stream_rtf, 6 digits
-	Flat       []FlatGroup // §6.2 groups that have values, in FlatNames order
+	Flat       []FlatGroup // pooled per-response groups that have values, in FlatNames order
 	// Faults are this run's values the reference cannot convert (written as
 	// null, see Stage0Tokens.Faults), by row: for validity warnings.
 	Faults []Fault
@@ -93,7 +93,7 @@ func BuildReport(results []SessionResult) Report {
 }
 
 // MergeReport merges this run's results into an existing report (nil = no
-// file) by (split, sample_id), METRICS.md §7.1: for each list
+// file) by (split, sample_id), docs/metrics.md#merge-on-resume: for each list
 // independently, existing entries whose key matches an incoming entry are
 // dropped, the rest kept in order, then the incoming entries appended;
 // entries without a key (split or sample_id not a non-empty string) are
@@ -160,7 +160,7 @@ func mergeList(old, incoming []Object) []Object {
 }
 
 // ParseReport reads an existing duplex_metrics.json with the reference's
-// checks (METRICS.md §7.1): invalid JSON, a top level that is not an
+// checks (docs/metrics.md#merge-on-resume): invalid JSON, a top level that is not an
 // object, a list field that is not a list or holds a non-object are errors;
 // an absent or null list is empty. Other keys are dropped and the run-level
 // values recomputed.
@@ -195,7 +195,7 @@ func ParseReport(data []byte) (*Report, error) {
 	return &r, nil
 }
 
-// Object returns the report in METRICS.md §7 key order.
+// Object returns the report in docs/metrics.md#report-file key order.
 func (r Report) Object() Object {
 	req := make([]any, len(r.Requests))
 	for i, o := range r.Requests {
@@ -224,7 +224,7 @@ func (r Report) Object() Object {
 	return o
 }
 
-// MarshalJSON writes the report compactly in §7 key order. A non-finite
+// MarshalJSON writes the report compactly in the file's key order. A non-finite
 // value (possible only from a bad server value) is written as null, so the
 // output is always JSON; NonFinite names those values for a warning.
 func (r Report) MarshalJSON() ([]byte, error) {
@@ -309,7 +309,7 @@ const (
 // MergeFile is the resume writer's logic without the I/O: existing is the
 // content of the current duplex_metrics.json (nil when the file is
 // missing). It returns the bytes to write to FileName. When existing is
-// corrupt it returns the §7.1 error and, in partial, this run's own report
+// corrupt it returns the merge-on-resume error and, in partial, this run's own report
 // for PartialFileName, so the run's metrics are not lost.
 func MergeFile(existing []byte, results []SessionResult) (file, partial []byte, err error) {
 	var old *Report

@@ -30,7 +30,7 @@ func reportJSON(t *testing.T, r metrics.Report) []byte {
 	return b
 }
 
-// TestFlattenedKeys is the §6.2 reference unit test.
+// TestFlattenedKeys is the reference unit test of docs/metrics.md#pooled-per-response-keys.
 func TestFlattenedKeys(t *testing.T) {
 	t.Parallel()
 	rows := []metrics.Object{
@@ -70,7 +70,7 @@ func TestMerge(t *testing.T) {
 		requests, sess []metrics.Object
 		want           map[string]string
 	}{
-		{"partial resume replaces only the regenerated sample (§7.1)",
+		{"partial resume replaces only the regenerated sample (merge on resume)",
 			[]metrics.Object{mustObj(t, `{"sample_id":"replaced","split":"PR_correction","ttft_ms":99}`)},
 			[]metrics.Object{mustObj(t, `{"sample_id":"replaced","split":"PR_correction","stream_ttft_ms":99}`)},
 			map[string]string{"duplex_request_metrics[0].sample_id": `"kept"`, "duplex_request_metrics[1].sample_id": `"unkeyed"`,
@@ -123,7 +123,7 @@ func TestParseReport(t *testing.T) {
 }
 
 // TestReport snapshots our duplex_metrics.json bytes (Report.File, Python
-// indent=2 layout in METRICS.md §7 key order) for the run vectors and for
+// indent=2 layout in docs/metrics.md#report-file key order) for the run vectors and for
 // every session vector as a one-session run. Rewritten with -update.
 func TestReport(t *testing.T) {
 	t.Parallel()
@@ -157,8 +157,9 @@ func TestReport(t *testing.T) {
 	}
 }
 
-// TestReportKeyOrder checks the §2.8 and §3 orders on the worked §11.3
-// session, whose expected file content METRICS.md §7 prints.
+// TestReportKeyOrder checks the row and session-entry key orders
+// (docs/metrics.md#row-layout, #session-summary) on the reference's worked
+// three-response session, whose expected file content the reference prints.
 func TestReportKeyOrder(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("testdata", "worked_11_3.trace.json"))
@@ -193,7 +194,7 @@ func TestReportKeyOrder(t *testing.T) {
 	if got := strings.Join(top, " "); !strings.HasPrefix(got, "duplex_request_metrics duplex_session_metrics duplex_stream_ttft_ms duplex_stream_ttfp_ms duplex_stream_rtf num_duplex_response_ttft_ms_samples mean_duplex_response_ttft_ms") {
 		t.Errorf("report keys %s", got)
 	}
-	// §11.3 values.
+	// the worked session's values.
 	checkPaths(t, reportJSON(t, rep), map[string]string{
 		"duplex_request_metrics[0].ttft_ms": `312.5`, "duplex_request_metrics[0].audio_generation_ms": `1050.0`,
 		"duplex_request_metrics[0].rtf": `0.525`, "duplex_request_metrics[1].ttft_ms": `450.0`,

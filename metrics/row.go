@@ -22,7 +22,7 @@ const (
 	SourceClient = "client_monotonic_receive"
 )
 
-// Default measurement_origin strings (METRICS.md §2.7).
+// Default measurement_origin strings (docs/metrics.md#measurement-origin).
 const (
 	OriginTTFT       = "response.created client receive to first non-empty text delta"
 	OriginTTFP       = "response.created client receive to first audio packet"
@@ -37,7 +37,7 @@ type MeasurementOrigin struct {
 	TTFT, TTFP, TPOT, RTF, ClientTTFT, ClientTTFP string
 }
 
-// Row is one duplex_request_metrics row (METRICS.md §2). Nullable values
+// Row is one duplex_request_metrics row (docs/metrics.md#per-response-rows). Nullable values
 // are pointers (nil = JSON null); keys that may be absent are governed by
 // HasSample, Raw, ServerUsed, HasTPOT and Stage0. All *Ms values are
 // float64 milliseconds because parity needs the reference's exact float
@@ -156,7 +156,7 @@ func (s *Stage0Tokens) faulted(field string) bool {
 	return false
 }
 
-// Object returns the row as an ordered JSON object in METRICS.md §2.8 order.
+// Object returns the row as an ordered JSON object in docs/metrics.md#row-layout order.
 func (r Row) Object() Object {
 	o := identity(make(Object, 0, 20), r.HasSample, r.SampleID, r.Split, r.SessionID)
 	o = append(o,
@@ -212,7 +212,7 @@ func (r Row) Object() Object {
 	return o
 }
 
-// MarshalJSON writes the row in METRICS.md §2.8 key order.
+// MarshalJSON writes the row in docs/metrics.md#row-layout key order.
 func (r Row) MarshalJSON() ([]byte, error) { return r.Object().MarshalJSON() }
 
 // identity appends the keys every row and session entry start with:

@@ -8,7 +8,7 @@ import (
 )
 
 // Score computes the conformance output of a decoded trace, in the layout of
-// the vectors' *.expected.json (METRICS.md "Conformance"): a session, run or
+// the vectors' *.expected.json (docs/metrics.md#conformance): a session, run or
 // engine_tpot object with "kind" first.
 //
 // Where the reference raises, Score returns an error naming the field

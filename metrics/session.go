@@ -7,7 +7,7 @@ import (
 	"github.com/duplexscope/duplexscope/trace"
 )
 
-// Stream-window measurement_origin strings (METRICS.md §5).
+// Stream-window measurement_origin strings (docs/metrics.md#stream-window).
 const (
 	StreamOriginTTFT = "input stream start to first non-empty text delta"
 	StreamOriginTTFP = "input stream start to first audio packet"
@@ -35,7 +35,7 @@ type Fault struct {
 
 func (f Fault) Error() string { return f.Path + ": " + f.Reason }
 
-// SessionSummary is one duplex_session_metrics entry (METRICS.md §3).
+// SessionSummary is one duplex_session_metrics entry (docs/metrics.md#session-summary).
 type SessionSummary struct {
 	HasSample      bool
 	SampleID       *string
@@ -51,8 +51,8 @@ type SessionSummary struct {
 	Stream         *StreamWindow
 }
 
-// StreamWindow holds the session's input-stream window values (METRICS.md
-// §5), all on the client receive clock measured from stream start. Present
+// StreamWindow holds the session's input-stream window values
+// (docs/metrics.md#stream-window), all on the client receive clock measured from stream start. Present
 // only when a listed response had an audio packet in the window.
 type StreamWindow struct {
 	TTFTMs            *float64 // stream_ttft_ms, nil when no text
@@ -148,7 +148,9 @@ func (a *Accumulator) Snapshot() SessionResult {
 		}
 
 		if !(w.packets > 0 && w.hasCreated) && w.stage0 == nil {
-			continue // no row: no timing fields and no stage-0 snapshot (§2.1)
+			// No row: no timing fields and no stage-0 snapshot
+			// (docs/metrics.md#which-responses-get-a-row).
+			continue
 		}
 		res.Rows = append(res.Rows, Row{HasSample: hasSample, SampleID: a.meta.SampleID, Split: a.meta.Split,
 			SessionID: sessionID, RequestIndex: i, ResponseID: st.id})
@@ -228,7 +230,8 @@ func (a *Accumulator) Snapshot() SessionResult {
 	return res
 }
 
-// rawMetric computes a row's timing fields (METRICS.md §2.2–§2.4, §2.7).
+// rawMetric computes a row's timing fields (docs/metrics.md#row-timing to
+// #measurement-origin).
 // store holds the nVals slots the row's pointers point into.
 func rawMetric(m *RawMetric, w *window, byteMs float64, store []float64) {
 	c := w.createdT
@@ -285,8 +288,8 @@ func rawMetric(m *RawMetric, w *window, byteMs float64, store []float64) {
 	}
 }
 
-// Object returns the entry as an ordered JSON object (METRICS.md §3, with
-// the stream keys in §7's order).
+// Object returns the entry as an ordered JSON object
+// (docs/metrics.md#session-summary, stream keys in the report file's order).
 func (s SessionSummary) Object() Object {
 	o := identity(make(Object, 0, 18), s.HasSample, s.SampleID, s.Split, s.SessionID)
 	o = append(o,
@@ -316,7 +319,7 @@ func (s SessionSummary) Object() Object {
 	return o
 }
 
-// MarshalJSON writes the entry in METRICS.md §3 key order.
+// MarshalJSON writes the entry in docs/metrics.md#session-summary key order.
 func (s SessionSummary) MarshalJSON() ([]byte, error) { return s.Object().MarshalJSON() }
 
 func summaryValue(s *Summary) any {

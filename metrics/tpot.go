@@ -33,7 +33,7 @@ type EngineTPOTResult struct {
 	Faults []Fault `json:"-"`
 }
 
-// EngineTPOT applies the token-weighted TPOT rule (METRICS.md §2.6): within
+// EngineTPOT applies the token-weighted TPOT rule (docs/metrics.md#tpot): within
 // a continuous segment every output after the segment's first contributes
 // its interval since the previous counted output and its tokens; the gap
 // before a segment and the first output's tokens (prefill) are excluded.

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Default sample rates: input 16 kHz, output 24 kHz (PROTOCOL.md §2.1).
+// Default sample rates: input 16 kHz, output 24 kHz (docs/protocol.md#audio-formats-and-rates).
 const (
 	DefaultInputRateHz  = 16000
 	DefaultOutputRateHz = 24000
@@ -97,7 +97,7 @@ func BytesForMs(ms int, rateHz int) int {
 	return int(int64(ms)*int64(rateHz)/1000) * 2
 }
 
-// Rounding selects how duration_ms / audio_end_ms are rounded (§3.1).
+// Rounding selects how duration_ms / audio_end_ms are rounded (docs/protocol.md#audio-append).
 type Rounding int
 
 const (

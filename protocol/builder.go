@@ -29,7 +29,7 @@ type BenchmarkSession struct {
 }
 
 // NewBenchmarkSessionUpdate builds the OmniInteract-style opening message
-// (PROTOCOL.md §2.1 example A) with extra_body.return_stage_metrics = true.
+// (docs/protocol.md#sessionupdate) with extra_body.return_stage_metrics = true.
 func NewBenchmarkSessionUpdate(b BenchmarkSession) *SessionUpdate {
 	in, out := b.InputRateHz, b.OutputRateHz
 	if in == 0 {

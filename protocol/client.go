@@ -2,7 +2,7 @@ package protocol
 
 import "encoding/json"
 
-// SessionUpdate is the client's first message (PROTOCOL.md §2.1).
+// SessionUpdate is the client's first message (docs/protocol.md#sessionupdate).
 type SessionUpdate struct {
 	Header
 	Session *SessionConfig `json:"session,omitempty"`
@@ -96,7 +96,7 @@ func (e *SessionUpdate) Validate() error {
 	return nil
 }
 
-// InputAudioBufferAppend carries one chunk of PCM16 input (§3.1).
+// InputAudioBufferAppend carries one chunk of PCM16 input (docs/protocol.md#audio-append).
 type InputAudioBufferAppend struct {
 	Header
 	Audio            string   `json:"audio,omitempty"`
@@ -146,7 +146,7 @@ func (e *InputAudioBufferAppend) Validate() error {
 	return nil
 }
 
-// InputAudioBufferCommit ends the input turn (§3.2).
+// InputAudioBufferCommit ends the input turn (docs/protocol.md#final-commit).
 type InputAudioBufferCommit struct {
 	Header
 	Final          *bool `json:"final,omitempty"`
@@ -156,7 +156,7 @@ type InputAudioBufferCommit struct {
 // Validate accepts any commit.
 func (e *InputAudioBufferCommit) Validate() error { return nil }
 
-// PlaybackAck reports cumulative playback progress of one response (§3.3).
+// PlaybackAck reports cumulative playback progress of one response (docs/protocol.md#playback-ack).
 // Times are float64 so fractional values from lenient clients still decode;
 // reference clients send integers.
 type PlaybackAck struct {

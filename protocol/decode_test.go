@@ -42,7 +42,8 @@ func readCases(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
-// TestDecodeOK decodes every example message of PROTOCOL.md into its typed
+// TestDecodeOK decodes every example message of the reference protocol
+// (testdata/decode/ok; the events of docs/protocol.md) into its typed
 // event and checks that re-encoding loses nothing.
 func TestDecodeOK(t *testing.T) {
 	t.Parallel()

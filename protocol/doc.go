@@ -17,10 +17,10 @@
 // unknown keys in sorted order, so a decode → encode round trip keeps all
 // information except explicit JSON nulls of modelled optional fields.
 // Decoding does not validate; call Event.Validate for the required-field
-// rules of PROTOCOL.md, which fail with a [*FieldError] naming event and field.
+// rules of docs/protocol.md, which fail with a [*FieldError] naming event and field.
 //
 // Metrics do not read these types: they read the raw JSON of the recorded
-// trace with the reference's own quirks (METRICS.md §1). The typed events
+// trace with the reference's own quirks (docs/metrics.md#event-log). The typed events
 // serve the session driver, the UI and the simulator.
 //
 // # Clocks

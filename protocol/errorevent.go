@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ErrorEvent is a server "error" in either shape (§4.11): the OpenAI-style
+// ErrorEvent is a server "error" in either shape (docs/protocol.md#errors): the OpenAI-style
 // {"error":{type, code, message, event_id}} or the older flat
 // {"error":"message", "code":"…"}.
 type ErrorEvent struct {
@@ -41,7 +41,7 @@ const (
 	ErrorTypeServer         = "server_error"
 )
 
-// Error codes a client branches on (§4.11). Tolerated ones are listed in Tolerated.
+// Error codes a client branches on (docs/protocol.md#errors). Tolerated ones are listed in Tolerated.
 const (
 	CodeBadEvent               = "bad_event"
 	CodeBadAudio               = "bad_audio"

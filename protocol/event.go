@@ -15,7 +15,8 @@ import (
 type Event interface {
 	// EventType returns the wire "type".
 	EventType() string
-	// Validate checks the fields PROTOCOL.md requires for this event.
+	// Validate checks the fields the protocol requires for this event
+	// (docs/protocol.md#conventions).
 	Validate() error
 }
 
@@ -38,7 +39,7 @@ func (h *Header) header() *Header { return h }
 
 // ServerHeader is Header plus the optional resume-journal sequence number.
 // ServerEventSeq stays raw because only a JSON integer is a sequence number
-// (PROTOCOL.md §4); use Seq.
+// (docs/protocol.md#resume-replay); use Seq.
 type ServerHeader struct {
 	Header
 	ServerEventSeq json.RawMessage `json:"server_event_seq,omitempty"`

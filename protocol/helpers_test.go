@@ -15,7 +15,7 @@ func mustDecode(t *testing.T, s string) Event {
 }
 
 // TestHelpers checks the accessors clients branch on, each on the wire
-// shapes PROTOCOL.md gives.
+// shapes docs/protocol.md describes.
 func TestHelpers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -1,6 +1,6 @@
 package protocol
 
-// Client → server event types (PROTOCOL.md §3).
+// Client → server event types (docs/protocol.md#client-events).
 const (
 	TypeSessionUpdate          = "session.update"
 	TypeInputAudioBufferAppend = "input_audio_buffer.append"
@@ -19,7 +19,7 @@ const (
 	TypeConversationItemTrunc  = "conversation.item.truncate"
 )
 
-// Legacy client aliases a server normalises (PROTOCOL.md §3.5).
+// Legacy client aliases a server normalises (docs/protocol.md#other-client-events).
 const (
 	TypeLegacyPushChunk        = "push_chunk"         // → input_audio_buffer.append
 	TypeLegacyInputAudioAppend = "input.audio.append" // → input_audio_buffer.append
@@ -27,7 +27,7 @@ const (
 	TypeLegacyPlaybackAck      = "audio.playback_ack" // → playback.ack
 )
 
-// Server → client event types, current (GA) names (PROTOCOL.md §2.2, §4).
+// Server → client event types, current (GA) names (docs/protocol.md#server-events).
 const (
 	TypeSessionCreated                     = "session.created"
 	TypeSessionUpdated                     = "session.updated"

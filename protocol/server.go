@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// SessionCreated confirms the session (§2.2). Example B of §2.2 — just
+// SessionCreated confirms the session (docs/protocol.md#sessioncreated-and-sessionupdated); just
 // {"type":"session.created"} — is valid.
 type SessionCreated struct {
 	ServerHeader
@@ -132,7 +132,7 @@ type ContentPart struct {
 	Transcript string `json:"transcript"`
 }
 
-// EventMetadata is the "metadata" of output events (§4.3, §4.4).
+// EventMetadata is the "metadata" of output events (docs/protocol.md#audio-deltas, #text-deltas).
 type EventMetadata struct {
 	AudioDurationMs        *float64                   `json:"audio_duration_ms,omitempty"` // cumulative for the response
 	EndOfTurn              *bool                      `json:"end_of_turn,omitempty"`
@@ -170,7 +170,7 @@ type VLLMOmni struct {
 // Source value of server-timed request metrics.
 const SourceServerMonotonic = "server_monotonic_request_start"
 
-// RequestMetrics is response_request_metrics (§4.9): server-monotonic
+// RequestMetrics is response_request_metrics (docs/protocol.md#server-request-metrics): server-monotonic
 // milliseconds from the model-turn request start.
 type RequestMetrics struct {
 	Source            string             `json:"source,omitempty"`
@@ -187,13 +187,13 @@ type MeasurementOrigin struct {
 	TTFP string `json:"ttfp,omitempty"`
 }
 
-// Reference server wording of MeasurementOrigin (§4.9).
+// Reference server wording of MeasurementOrigin (docs/protocol.md#server-request-metrics).
 const (
 	OriginTTFT = "accepted native-append start to first non-empty text output; pending turns keep the latest append before first output, so overlapping user speech shortens TTFT"
 	OriginTTFP = "accepted native-append start to first audio output; pending turns keep the latest append before first output, so overlapping user speech shortens TTFP"
 )
 
-// StageMetrics is one stage's cumulative engine snapshot (§4.10).
+// StageMetrics is one stage's cumulative engine snapshot (docs/protocol.md#stage-metrics).
 type StageMetrics struct {
 	NumTokensOut *int      `json:"num_tokens_out,omitempty"`
 	VLLMTTFTMs   *float64  `json:"vllm_ttft_ms,omitempty"`
@@ -205,7 +205,8 @@ type StageMetrics struct {
 }
 
 // RequestMetrics returns the first response_request_metrics of m in the
-// metadata lookup order of §4.9 (metadata.*, then metadata.vllm_omni.*).
+// metadata lookup order of docs/protocol.md#server-request-metrics
+// (metadata.*, then metadata.vllm_omni.*).
 func (m *EventMetadata) RequestMetrics() *RequestMetrics {
 	if m == nil {
 		return nil
@@ -219,7 +220,7 @@ func (m *EventMetadata) RequestMetrics() *RequestMetrics {
 	return nil
 }
 
-// ResponseCreated opens a response (§4.1).
+// ResponseCreated opens a response (docs/protocol.md#response-lifecycle).
 type ResponseCreated struct {
 	ServerHeader
 	ResponseID string          `json:"response_id,omitempty"`
@@ -237,7 +238,7 @@ func (e *ResponseCreated) Validate() error {
 	return nil
 }
 
-// ResponseDone closes a response (§4.5).
+// ResponseDone closes a response (docs/protocol.md#response-lifecycle).
 type ResponseDone struct {
 	ServerHeader
 	ResponseID string          `json:"response_id,omitempty"`
@@ -263,7 +264,7 @@ func (e *ResponseDone) Validate() error {
 	return nil
 }
 
-// ResponseSpeak is the model's decision to speak (§4.2).
+// ResponseSpeak is the model's decision to speak (docs/protocol.md#response-lifecycle).
 type ResponseSpeak struct {
 	ServerHeader
 	ResponseID   string         `json:"response_id,omitempty"`
@@ -285,7 +286,7 @@ func (e *ResponseSpeak) Validate() error {
 }
 
 // ResponseListen is a listen beat (no response_id) or the terminal listen
-// decision of a response (§4.2).
+// decision of a response (docs/protocol.md#response-lifecycle).
 type ResponseListen struct {
 	ServerHeader
 	SessionID  string          `json:"session_id,omitempty"`
@@ -298,7 +299,7 @@ type ResponseListen struct {
 func (e *ResponseListen) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
 
 // ModelDecision reports response.metadata.model_listen == true and buffering
-// not true (a genuine model decision, §5 completion rule).
+// not true (a genuine model decision, docs/protocol.md#completion-rule).
 func (e *ResponseListen) ModelDecision() bool {
 	if e.Response == nil || e.Response.Metadata == nil || e.Response.Metadata.ModelListen == nil {
 		return false
@@ -455,7 +456,8 @@ type RateLimitsUpdated struct {
 // Validate accepts any rate-limit event.
 func (e *RateLimitsUpdated) Validate() error { return nil }
 
-// OutputAudioBufferCleared tells the player to stop a response now (barge-in, §4.6).
+// OutputAudioBufferCleared tells the player to stop a response now
+// (barge-in, docs/protocol.md#response-lifecycle).
 type OutputAudioBufferCleared struct {
 	ServerHeader
 	ResponseID string `json:"response_id,omitempty"`
@@ -472,7 +474,7 @@ func (e *OutputAudioBufferCleared) Validate() error {
 	return nil
 }
 
-// InputAudioBufferCommitted answers a commit (§4.7). PreviousItemID is
+// InputAudioBufferCommitted answers a commit (docs/protocol.md#input-side-events). PreviousItemID is
 // written as null when nil, as the reference server does.
 type InputAudioBufferCommitted struct {
 	ServerHeader
@@ -504,7 +506,7 @@ type SpeechEvent struct {
 // Validate accepts any speech event.
 func (e *SpeechEvent) Validate() error { return nil }
 
-// PlaybackAcknowledged echoes a playback.ack (§4.8).
+// PlaybackAcknowledged echoes a playback.ack (docs/protocol.md#playback-ack).
 type PlaybackAcknowledged struct {
 	ServerHeader
 	Event *PlaybackAckInfo `json:"event,omitempty"`
@@ -524,7 +526,7 @@ type PlaybackAckInfo struct {
 // Validate accepts any acknowledgement.
 func (e *PlaybackAcknowledged) Validate() error { return nil }
 
-// SessionClosed ends the session (§4.11).
+// SessionClosed ends the session (docs/protocol.md#session-end-events).
 type SessionClosed struct {
 	ServerHeader
 	SessionID string         `json:"session_id,omitempty"`

@@ -8,7 +8,7 @@ import (
 // RealtimePath is the endpoint path used when a base URL has none.
 const RealtimePath = "/v1/realtime"
 
-// BuildRealtimeURL turns a base URL into the duplex websocket URL (§1):
+// BuildRealtimeURL turns a base URL into the duplex websocket URL (docs/protocol.md#endpoint):
 // http → ws, https → wss (ws/wss kept); an empty or "/" path becomes
 // /v1/realtime; each key of defaults is set only when the URL lacks it
 // (setdefault, e.g. model); duplex=1 and autostart=0 are always forced.

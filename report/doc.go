@@ -14,7 +14,7 @@
 //
 // # Clocks
 //
-// Every number keeps the clock it came from. Row values follow METRICS.md:
+// Every number keeps the clock it came from. Row values follow docs/metrics.md#clocks:
 // ttft_ms/ttfp_ms from the server clock when Row.Source says so (the row's
 // measurement_origin names it), else from the client receive clock; rtf,
 // audio_* and client_* from the client receive clock; tpot_ms from the

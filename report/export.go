@@ -36,7 +36,7 @@ func MarshalIndent(r *Report) ([]byte, error) {
 }
 
 // VLLM writes the duplex_metrics.json of the report in vLLM's own layout
-// (METRICS.md §7: key order, Python json.dumps(indent=2,
+// (docs/metrics.md#report-file: key order, Python json.dumps(indent=2,
 // ensure_ascii=False), Python float repr, no trailing newline), using the
 // metrics package's writer.
 func VLLM(r *Report) ([]byte, error) {

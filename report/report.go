@@ -119,18 +119,18 @@ type Shard struct {
 	Count int `json:"count"`
 }
 
-// Metrics is the duplex_metrics.json payload (METRICS.md §7) with vLLM keys.
+// Metrics is the duplex_metrics.json payload (docs/metrics.md#report-file) with vLLM keys.
 type Metrics struct {
 	Requests []Row          `json:"duplex_request_metrics"`
 	Sessions []SessionEntry `json:"duplex_session_metrics"`
 	RunKeys
 }
 
-// Summary is a {count, mean, p50, p99} distribution (METRICS.md §4): the
+// Summary is a {count, mean, p50, p99} distribution (docs/metrics.md#summaries): the
 // metrics package's type.
 type Summary = metrics.Summary
 
-// RunKeys are the run-level keys of METRICS.md §6, each present only with values.
+// RunKeys are the run-level keys of docs/metrics.md#run-level, each present only with values.
 type RunKeys struct {
 	StreamTTFT *Summary `json:"duplex_stream_ttft_ms,omitempty"`
 	StreamTTFP *Summary `json:"duplex_stream_ttfp_ms,omitempty"`
@@ -154,7 +154,7 @@ type RunKeys struct {
 	P99ClientTTFP      *float64 `json:"p99_duplex_client_ttfp_ms,omitempty"`
 }
 
-// Origin is a row's measurement_origin (METRICS.md §2.7).
+// Origin is a row's measurement_origin (docs/metrics.md#measurement-origin).
 type Origin struct {
 	TTFT       string `json:"ttft"`
 	TTFP       string `json:"ttfp"`
@@ -164,7 +164,7 @@ type Origin struct {
 	ClientTTFP string `json:"client_ttfp"`
 }
 
-// Row sources (Row.Source, METRICS.md §2.2).
+// Row sources (Row.Source, docs/metrics.md#row-timing).
 const (
 	SourceServer = "server_request_start_and_client_receive"
 	SourceClient = "client_monotonic_receive"
@@ -230,7 +230,7 @@ func (r Row) MarshalJSON() ([]byte, error) {
 // Raw returns the row's JSON as decoded (nil for a zero Row).
 func (r Row) Raw() json.RawMessage { return r.raw }
 
-// Key returns the (split, sample_id) merge key of METRICS.md §7.1 and
+// Key returns the (split, sample_id) merge key of docs/metrics.md#merge-on-resume and
 // whether the row has one.
 func (r Row) Key() (split, sampleID string, ok bool) {
 	return key(r.Split, r.SampleID)
@@ -330,7 +330,7 @@ type SessionExtra struct {
 	TruthURL      string   `json:"truth_url,omitempty"`
 	StreamStartMs *float64 `json:"stream_start_ms,omitempty"` // client monotonic clock
 	// ServerSessionID is the server's session.id when session_id is the
-	// reference's client id (METRICS.md §2); VideoFramesSent counts the
+	// reference's client id (docs/metrics.md#session-ids); VideoFramesSent counts the
 	// video frames the session's appends carried.
 	ServerSessionID string `json:"server_session_id,omitempty"`
 	VideoFramesSent int    `json:"video_frames_sent"`

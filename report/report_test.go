@@ -27,8 +27,9 @@ func read(t *testing.T, name string) []byte {
 func f64(v float64) *float64 { return &v }
 func i(v int) *int           { return &v }
 
-// TestImportDuplexMetrics imports the METRICS.md §7 duplex_metrics.json and
-// checks that the recomputed run keys equal the file's own.
+// TestImportDuplexMetrics imports the reference's example
+// duplex_metrics.json (docs/metrics.md#report-file) and checks that the
+// recomputed run keys equal the file's own.
 func TestImportDuplexMetrics(t *testing.T) {
 	in := read(t, "duplex_metrics.example.json")
 	r, err := report.Import(in, report.DefaultLimits, report.ImportOptions{Model: "minicpm-o-4.5"})

@@ -193,7 +193,7 @@ func SaveResult(r *Report, opt SaveResultOptions) ([]byte, error) {
 			}
 		case strings.HasPrefix(m.Key, "duplex_stream_"):
 			res = append(res, m)
-		default: // the §6.2 flattened keys: not in vLLM's file, kept under duplexscope
+		default: // the pooled per-response keys: not in vLLM's file, kept under duplexscope
 			flat = append(flat, m)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/duplexscope/duplexscope/metrics"
 )
 
-// ComputeRunKeys recomputes the run-level keys of METRICS.md §6 from rows
+// ComputeRunKeys recomputes the run-level keys (docs/metrics.md#run-level) from rows
 // and session entries with the metrics package's run builder: every
 // response counts once, pooled across sessions and shards (never a mean of
 // means).
@@ -80,5 +80,5 @@ func (r Row) Metric(name string) *float64 {
 	return nil
 }
 
-// Summarize is METRICS.md §4.1 (metrics.Summarize): nil when no finite values.
+// Summarize is docs/metrics.md#summaries (metrics.Summarize): nil when no finite values.
 func Summarize(values []float64, digits int) *Summary { return metrics.Summarize(values, digits) }

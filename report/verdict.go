@@ -126,7 +126,7 @@ type Stat struct {
 	Max            float64
 }
 
-// StatOf summarises finite values (METRICS.md §4.1 for mean/p50/p99),
+// StatOf summarises finite values (docs/metrics.md#summaries for mean/p50/p99),
 // false when there is none.
 func StatOf(values []float64) (Stat, bool) {
 	s := metrics.Summarize(values, 3)

@@ -3,7 +3,7 @@
 // and the browser page alike: dial, session.update, input appends paced on an
 // absolute schedule (or pushed by the page's audio clock), the final-commit
 // tail rule, playback acknowledgements, the completion rule, and the close
-// handshake (PROTOCOL.md §2–§7).
+// handshake (docs/protocol.md).
 //
 // A Session records every event it sends and receives, with the instant on
 // its Clock, as a duplex-trace/v1 document (trace.Session) with audio

@@ -82,7 +82,7 @@ func (e droppedError) Unwrap() []error {
 var ErrCompletionTimeout = errors.New("completion rule not met before the timeout")
 
 // tolerated reports whether a server error code is a harmless race that
-// benchmarks record without failing (PROTOCOL.md §3.3, §4.11).
+// benchmarks record without failing (docs/protocol.md#errors).
 func tolerated(code string) bool {
 	return code == "playback_ack_too_late" || code == "playback_item_not_found"
 }

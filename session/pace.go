@@ -8,14 +8,14 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 )
 
-// Frame sizes the reference clients use (PROTOCOL.md §6).
+// Frame sizes the reference clients use (docs/protocol.md#pacing).
 const (
 	FrameOmniInteract = 200  // ms, OmniInteract and the browser demo (default)
 	FramePersonaPlex  = 80   // ms, PersonaPlex ticks
 	FrameDuplexEval   = 1000 // ms, Omni-DuplexEval units
 )
 
-// ApplyTailRule applies the final-commit tail rule (PROTOCOL.md §3.2): when
+// ApplyTailRule applies the final-commit tail rule (docs/protocol.md#final-commit-tail-rule): when
 // pcm holds ≥ 2 bytes and is an exact multiple of one model unit
 // (16 000 × 2 × chunkPeriodMs / 1000 bytes), its last sample is dropped.
 // chunkPeriodMs ≤ 0 means the default unit, 1000 ms.
@@ -57,7 +57,7 @@ func (p Pacer) Wait(ctx context.Context, c Clock, s Sleeper, off int) (due, lag 
 	return due, c.Now() - due, nil
 }
 
-// LagStats summarises pacing lags (nearest-rank percentiles, as METRICS.md §4).
+// LagStats summarises pacing lags (nearest-rank percentiles, docs/metrics.md#nearest-rank-percentile).
 type LagStats struct {
 	Frames int     `json:"frames"`
 	MeanMs float64 `json:"mean_ms"`

@@ -7,7 +7,7 @@ import "time"
 const AckStepMs = 200
 
 // player is the simulated serial playback clock of headless mode
-// (OmniInteract, PROTOCOL.md §3.3): responses play one after another in the
+// (OmniInteract, docs/protocol.md#playback-ack): responses play one after another in the
 // order their audio started arriving, each at the output rate as its audio
 // is available; when the playing response runs dry the player waits for it
 // (an underrun) and does not skip ahead.

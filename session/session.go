@@ -59,7 +59,7 @@ type Config struct {
 	Video     VideoSource
 	KeepVideo bool
 	// SessionID, when set, is the client's id for the session as the
-	// reference benchmarks write it (METRICS.md §2): the wire log's
+	// reference benchmarks write it (docs/metrics.md#session-ids): the wire log's
 	// session.session_id carries it and the server's id moves to
 	// duplexscope.server_session_id.
 	SessionID string

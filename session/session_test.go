@@ -553,7 +553,7 @@ func TestPlayerNotes(t *testing.T) {
 }
 
 // TestServerVAD: with server_vad the stream gets 1.5 s of silence and no
-// commit (PROTOCOL.md §3.2), and the session completes once no response is
+// commit (docs/protocol.md#final-commit-tail-rule), and the session completes once no response is
 // open and the settle passed.
 func TestServerVAD(t *testing.T) {
 	t.Parallel()

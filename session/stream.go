@@ -243,7 +243,7 @@ func (s *Session) Played(ctx context.Context, responseID string, playedMs int) e
 	return s.send(ctx, ackEvent(responseID, playedMs))
 }
 
-// Complete reports whether the completion rule holds now (PROTOCOL.md §5):
+// Complete reports whether the completion rule holds now (docs/protocol.md#completion-rule):
 // model-native — committed event received, every response.created has its
 // response.done, a post-commit decision seen, and no event for Settle;
 // server VAD — the stream ended, no response open, and no event for Settle.

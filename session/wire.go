@@ -96,7 +96,7 @@ func (in *inbound) seq() (int64, bool) {
 }
 
 // failed reports status "failed" in status, response.status,
-// status_details.type or response.status_details.type (PROTOCOL.md §4.5).
+// status_details.type or response.status_details.type (docs/protocol.md#response-lifecycle).
 func (in *inbound) failed() bool {
 	if in.Status == "failed" || (in.StatusDetails != nil && in.StatusDetails.Type == "failed") {
 		return true
@@ -189,7 +189,7 @@ func (in *inbound) rate() int {
 	return n
 }
 
-// errorInfo applies PROTOCOL.md §4.11's parsing rule: code = error.code if
+// errorInfo applies docs/protocol.md#errors' parsing rule: code = error.code if
 // error is an object, else top-level code; message = error.message, else
 // error when a string, else the whole JSON.
 func (in *inbound) errorInfo(raw []byte) (code, typ, msg string) {
@@ -228,7 +228,7 @@ func ptr[T any](v T) *T { return &v }
 
 // appendEvent builds an input_audio_buffer.append of chunk whose cumulative
 // end (bytes appended so far including chunk) is endBytes; durations use the
-// benchmark clients' floor rule and both format keys are sent (§3.1).
+// benchmark clients' floor rule and both format keys are sent (docs/protocol.md#audio-append).
 func appendEvent(chunk []byte, endBytes int) *protocol.InputAudioBufferAppend {
 	return &protocol.InputAudioBufferAppend{
 		Header:           protocol.Header{Type: protocol.TypeInputAudioBufferAppend, EventID: newEventID()},
@@ -263,8 +263,8 @@ func closeEvent() *protocol.SimpleClientEvent {
 	return &protocol.SimpleClientEvent{Header: protocol.Header{Type: protocol.TypeSessionClose, EventID: newEventID()}}
 }
 
-// sessionUpdate builds the benchmark-style session.update (PROTOCOL.md §2.1
-// example A): pcm16 16 kHz in / 24 kHz out, model-native duplex (or
+// sessionUpdate builds the benchmark-style session.update
+// (docs/protocol.md#sessionupdate): pcm16 16 kHz in / 24 kHz out, model-native duplex (or
 // server_vad), ack_only playback commits, stage metrics requested.
 func sessionUpdate(cfg *Config) *protocol.SessionUpdate {
 	in, out := 16000, 24000

@@ -37,7 +37,7 @@ func speechPCM(turns ...[2]int) []byte {
 	return out
 }
 
-// rawClient is a duplex client written only from PROTOCOL.md: plain
+// rawClient is a duplex client written only from docs/protocol.md: plain
 // websocket + JSON maps, no duplexscope packages.
 type rawClient struct {
 	t    testing.TB

@@ -1,7 +1,7 @@
 //go:build !js
 
 // Package sim is a protocol-faithful simulator of vLLM-Omni's full-duplex
-// realtime endpoint (PROTOCOL.md §8), with ground-truth timings and fault
+// realtime endpoint (docs/protocol.md#simulator), with ground-truth timings and fault
 // injection. It stands in for a GPU server in tests, in the demo page and
 // for measuring duplexscope's own measurement error.
 //

@@ -19,7 +19,7 @@ import (
 	"github.com/duplexscope/duplexscope/protocol"
 )
 
-// Protocol timeouts the simulator applies (PROTOCOL.md §6).
+// Protocol timeouts the simulator applies (docs/protocol.md#timeouts).
 const (
 	ConfigTimeout      = 10 * time.Second  // first message must be session.update
 	DefaultIdleTimeout = 300 * time.Second // when session.update names none

@@ -57,7 +57,7 @@ func TestScenarioGolden(t *testing.T) {
 	}
 }
 
-// checkInvariants applies PROTOCOL.md's rules to an engine's output.
+// checkInvariants applies docs/protocol.md's rules to an engine's output.
 func checkInvariants(t *testing.T, h *harness) {
 	t.Helper()
 	created := map[string]bool{}
@@ -623,7 +623,7 @@ func TestPeriodicAndSchedule(t *testing.T) {
 
 // TestAudioBeforeText: a negative text lead sends audio first; the first
 // audio delta then carries only ttfp_ms and the first text delta adds
-// ttft_ms (each key once known, PROTOCOL.md §4.9).
+// ttft_ms (each key once known, docs/protocol.md#server-request-metrics).
 func TestAudioBeforeText(t *testing.T) {
 	t.Parallel()
 	sc, err := ParseScenario([]byte(`{"base":"test","text_lead_ms":-40}`))

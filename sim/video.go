@@ -14,7 +14,7 @@ import (
 )
 
 // CodeInvalidVideoFrames is the error code of an append whose video_frames
-// the server refuses (PROTOCOL.md §4.11).
+// the server refuses (docs/protocol.md#errors).
 const CodeInvalidVideoFrames = "invalid_video_frames"
 
 // Video frame bounds the simulator enforces, as the real server does: 1–2

@@ -88,13 +88,30 @@ func RecordTrace(s trace.Session) *Recorder {
 // LastMs is the trace time of the last event added (0 before any).
 func (r *Recorder) LastMs() float64 { return r.lastMs }
 
-// Add adds the next event of the session (events in trace order).
-func (r *Recorder) Add(ev trace.Event) {
-	r.lastMs = max(r.lastMs, ev.TMs)
-	c := &r.c
-	if c.transcript == nil {
-		c.transcript, r.done = map[string]string{}, map[string]bool{}
-	}
+// Input kinds: what of an event the channels use.
+const (
+	InputUser            = "user"             // sent audio (an append)
+	InputModel           = "model"            // received model audio (an output_audio.delta)
+	InputCleared         = "cleared"          // output_audio_buffer.cleared: the player stops
+	InputTranscript      = "transcript"       // a transcript delta
+	InputTranscriptFinal = "transcript_final" // the response's whole transcript
+)
+
+// Input is one event's part in the channels, decoded once: the session
+// worker decodes each event for its player and hands the page these, so
+// the page's live pass never reads the wire again.
+type Input struct {
+	TMs        float64
+	Kind       string // Input* ("" : nothing for the channels)
+	ResponseID string
+	PCM        []byte // PCM16 LE mono (user, model)
+	Rate       int
+	Text       string // transcript, transcript_final
+}
+
+// DecodeInput reads what the channels take from ev (Kind "" when nothing).
+func DecodeInput(ev trace.Event) Input {
+	in := Input{TMs: ev.TMs}
 	var e struct {
 		Type       string          `json:"type"`
 		Audio      json.RawMessage `json:"audio"`
@@ -105,41 +122,69 @@ func (r *Recorder) Add(ev trace.Event) {
 		Transcript string          `json:"transcript"`
 	}
 	if json.Unmarshal(ev.Event, &e) != nil {
-		return
+		return in
 	}
-	rid, _ := protocol.IdentityOfFields(e.ResponseID, e.Response) // "" = none, as metrics
+	in.ResponseID, _ = protocol.IdentityOfFields(e.ResponseID, e.Response) // "" = none, as metrics
 	switch {
 	case ev.Dir == trace.DirSend && e.Type == "input_audio_buffer.append":
-		pcm, rate := decodePCM(e.Audio, e.RateHz, 16000)
-		if len(pcm) == 0 {
-			return
-		}
-		if !c.hasUser {
-			r.userNext, c.hasUser, c.originMs = ev.TMs, true, ev.TMs
-		}
-		c.user = append(c.user, Chunk{StartMs: r.userNext, Rate: rate, PCM: pcm})
-		r.userNext += float64(len(pcm)/2) * 1000 / float64(rate)
+		in.Kind = InputUser
+		in.PCM, in.Rate = decodePCM(e.Audio, e.RateHz, 16000)
 	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio.delta":
 		payload := e.Delta
 		if len(pcmString(payload)) == 0 {
 			payload = e.Audio
 		}
-		pcm, rate := decodePCM(payload, e.RateHz, 24000)
-		if len(pcm) == 0 {
+		in.Kind = InputModel
+		in.PCM, in.Rate = decodePCM(payload, e.RateHz, 24000)
+	case ev.Dir == trace.DirRecv && e.Type == "output_audio_buffer.cleared":
+		in.Kind = InputCleared
+	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.delta":
+		in.Kind, in.Text = InputTranscript, pcmString(e.Delta)
+	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.done":
+		in.Kind, in.Text = InputTranscriptFinal, e.Transcript
+	}
+	return in
+}
+
+// Add adds the next event of the session (events in trace order).
+func (r *Recorder) Add(ev trace.Event) { r.AddInput(DecodeInput(ev)) }
+
+// AddInput adds the next event's input (trace order).
+func (r *Recorder) AddInput(in Input) {
+	r.lastMs = max(r.lastMs, in.TMs)
+	c := &r.c
+	if c.transcript == nil {
+		c.transcript, r.done = map[string]string{}, map[string]bool{}
+	}
+	rid := in.ResponseID
+	switch in.Kind {
+	case InputUser:
+		if len(in.PCM) == 0 {
 			return
 		}
-		start := max(ev.TMs, r.modelNext)
-		c.model = append(c.model, Chunk{StartMs: start, Rate: rate, PCM: pcm})
+		if !c.hasUser {
+			r.userNext, c.hasUser, c.originMs = in.TMs, true, in.TMs
+		}
+		c.user = append(c.user, Chunk{StartMs: r.userNext, Rate: in.Rate, PCM: in.PCM})
+		r.userNext += float64(len(in.PCM)/2) * 1000 / float64(in.Rate)
+	case InputModel:
+		if len(in.PCM) == 0 {
+			return
+		}
+		start := max(in.TMs, r.modelNext)
+		c.model = append(c.model, Chunk{StartMs: start, Rate: in.Rate, PCM: in.PCM})
 		c.modelResp = append(c.modelResp, rid)
-		r.modelNext = start + float64(len(pcm)/2)*1000/float64(rate)
-	case ev.Dir == trace.DirRecv && e.Type == "output_audio_buffer.cleared":
-		c.model, c.modelResp = cutAt(c.model, c.modelResp, ev.TMs)
-		r.modelNext = min(r.modelNext, ev.TMs)
-	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.delta" && !r.done[rid]:
-		c.transcript[rid] += pcmString(e.Delta)
-	case ev.Dir == trace.DirRecv && e.Type == "response.output_audio_transcript.done":
-		if e.Transcript != "" {
-			c.transcript[rid], r.done[rid] = e.Transcript, true
+		r.modelNext = start + float64(len(in.PCM)/2)*1000/float64(in.Rate)
+	case InputCleared:
+		c.model, c.modelResp = cutAt(c.model, c.modelResp, in.TMs)
+		r.modelNext = min(r.modelNext, in.TMs)
+	case InputTranscript:
+		if !r.done[rid] {
+			c.transcript[rid] += in.Text
+		}
+	case InputTranscriptFinal:
+		if in.Text != "" {
+			c.transcript[rid], r.done[rid] = in.Text, true
 		}
 	}
 }

@@ -121,7 +121,7 @@ func planResume(o *runOptions, samples []dataset.Sample) (*resumePlan, error) {
 // readEarlierMetrics reads OUT/duplex_metrics.json for --resume: nil when
 // there is none; a corrupt one is bad usage (exit 2), refused before any
 // session runs so nothing is lost (the reference only failed after
-// generating: METRICS.md P15).
+// generating: docs/metrics.md#merge-on-resume).
 func readEarlierMetrics(out string) (*metrics.Report, error) {
 	path := filepath.Join(out, fileMetrics)
 	b, err := os.ReadFile(path)

@@ -54,7 +54,7 @@ func videoFor(ctx context.Context, s *dataset.Sample, dopts *dataset.Options) (s
 }
 
 // sessionIDFor is the session id the reference writes for a sample
-// (METRICS.md §2): OmniInteract omniinteract:<subset>:<request_id>:<monotonic_ns>
+// (docs/metrics.md#session-ids): OmniInteract omniinteract:<subset>:<request_id>:<monotonic_ns>
 // with request_id = --request-id-prefix + the request's index (vLLM's
 // SampleRequest.request_id); Omni-DuplexEval the sample id. Other datasets
 // keep the server's id ("").

@@ -21,7 +21,7 @@ import (
 // vllmFlags are `vllm bench serve --omni` / `vllm bench omni-duplex-eval`
 // spellings run accepts, so a vLLM command line works with the binary
 // swapped (vllm/benchmarks/serve.py add_cli_args; vLLM-Omni's OmniInteract
-// flags, METRICS.md §9). Each maps onto run's own flag of the same meaning.
+// flags, docs/metrics.md#dataset-inputs). Each maps onto run's own flag of the same meaning.
 type vllmFlags struct {
 	DatasetName     string // omniinteract | omni-duplex-eval
 	DatasetPath     string

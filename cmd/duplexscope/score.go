@@ -19,7 +19,7 @@ const scoreUsage = `duplexscope score TRACE.json…
 Reads duplex-trace/v1 documents (kind session, run or engine_tpot; the
 golden-vector format, also the wire log a session records) and prints, for
 each file in argument order, one line of JSON (NDJSON) in the layout of the
-matching *.expected.json (METRICS.md "Conformance").
+matching *.expected.json (docs/metrics.md#conformance).
 
 Exit status 2 (message on stderr) for an unreadable trace, an unknown
 format/kind ("kind": null too), a wrapper outside the documented types
