@@ -27,8 +27,8 @@ func (r *liveRun) playMoment(m moment) {
 		}
 	} else {
 		rate = 24000
-		at := r.tr.StreamStartMs() + m.TS*1000
-		for _, id := range r.tr.Order() {
+		at := r.wire.StreamStartMs() + m.TS*1000
+		for _, id := range r.wire.Order() {
 			chunks := r.audio[id]
 			if len(chunks) == 0 || chunks[0].TMs > at+500 {
 				continue

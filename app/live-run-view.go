@@ -21,8 +21,8 @@ func shownTab() string {
 func (r *liveRun) snapshotLocked() *liveSnapshot {
 	in := viewInput{
 		Phase: r.phase, Status: r.status, SessionID: r.sessionID,
-		Resp: make(map[string]respView, len(r.tr.Order())),
-		User: r.userLevels, Model: modelLevels(r.tr.Levels()), Markers: r.allMarkersLocked(), Captions: r.captionsLocked(),
+		Resp: make(map[string]respView, len(r.wire.Order())),
+		User: r.userLevels, Model: modelLevels(r.wire.Levels()), Markers: r.allMarkersLocked(), Captions: r.captionsLocked(),
 		InLevel: r.inLevel, OutLevel: r.outLevel, Share: r.share, SentS: r.sentMs / 1000,
 		InputRate: r.inputRate, OutputRate: r.outputRate,
 	}
@@ -35,9 +35,12 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	if r.final != nil {
 		in.Result, in.Final = *r.final, true
 	} else {
-		in.Result = r.tr.Result()
+		if r.worker == nil { // the session runs on this thread: bring its metrics up to date
+			r.wire.Merge(r.tr.Delta(true))
+		}
+		in.Result = r.wire.Result()
 		c := in.Result.Counts
-		n := len(r.tr.Order())
+		n := len(r.wire.Order())
 		if r.cache != nil && c.Accepted == r.cacheAccepted && n == r.cacheResp && r.cachePlayed == r.playedStarts() {
 			// Nothing the charts show changed: reuse them (frames and
 			// levels arrive five times a second; rebuilding every chart is
@@ -47,11 +50,11 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 			r.cacheAccepted, r.cacheResp, r.cachePlayed = c.Accepted, n, r.playedStarts()
 		}
 	}
-	for _, id := range r.tr.Order() {
+	for _, id := range r.wire.Order() {
 		in.Resp[id] = r.respViewLocked(id)
 	}
 	p := pacingView{Frames: r.framesSent, Dropped: r.framesDropped, FrameMs: r.settings.FrameMs}
-	if lags := r.tr.PacingLagsMs(); len(lags) > 0 {
+	if lags := r.wire.PacingLagsMs(); len(lags) > 0 {
 		p.LastMs = lags[len(lags)-1]
 		for _, v := range lags {
 			p.MaxMs = max(p.MaxMs, v)
@@ -64,7 +67,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	in.Pacing = p
 	in.Warn = warnInput{
 		TabHidden: r.tabHidden, PacingMaxMs: p.MaxMs, FrameMs: r.settings.FrameMs,
-		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.tr.Legacy(),
+		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.wire.Legacy(),
 		FramesDropped: r.framesDropped, Incomplete: r.result != nil && r.result.Incomplete,
 		FrameTick: r.tickWarn, StallMs: r.settings.StallMs, StallEveryMs: r.settings.StallEveryMs,
 		WorkerFallback: r.workerFallback,
@@ -78,7 +81,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 			in.VideoFrames = r.sess.VideoFramesSent()
 		}
 	}
-	in.Log = r.tr.Log().Last(1000)
+	in.Log = r.wire.LogRows(1000)
 	in.Probes = r.probeViewsLocked()
 	in.TurnTaking = r.tt
 	in.UserSpeech = r.userSpeech
@@ -115,7 +118,7 @@ func (r *liveRun) playedStarts() int {
 // allMarkersLocked is the model lane's marks: the wire's (tracker) and
 // the page's own (probes, playback starts).
 func (r *liveRun) allMarkersLocked() []chart.Marker {
-	wire := r.tr.Marks()
+	wire := r.wire.Marks()
 	out := make([]chart.Marker, 0, len(wire)+len(r.markers))
 	for _, m := range wire {
 		out = append(out, chart.Marker{TS: m.TS, Kind: m.Kind, ResponseID: m.ResponseID})
@@ -125,7 +128,7 @@ func (r *liveRun) allMarkersLocked() []chart.Marker {
 
 // captionsLocked is a dataset's captions, then the model's.
 func (r *liveRun) captionsLocked() []chart.Caption {
-	model := r.tr.Captions()
+	model := r.wire.Captions()
 	out := make([]chart.Caption, 0, len(r.userCaptions)+len(model))
 	out = append(out, r.userCaptions...)
 	for _, c := range model {

@@ -66,11 +66,14 @@ type liveRun struct {
 	sess      *session.Session // the session on the main thread (session_thread=main), else nil
 	worker    *workerSession   // the session in the session worker, else nil
 	playAcks  session.PlaybackAcks
-	tr        *tracker.Tracker // the wire log, followed (responses, marks, metrics, event log)
-	frames    chan inputFrame
-	acks      chan ackReq
-	stopOnce  sync.Once
-	stopped   chan struct{}
+	tr        *tracker.Tracker // follows the wire log of a session on this thread (session_thread=main)
+	// wire is what the views read: the tracker's Deltas, from the
+	// session worker's snapshots or from tr — one drawing path.
+	wire     *tracker.View
+	frames   chan inputFrame
+	acks     chan ackReq
+	stopOnce sync.Once
+	stopped  chan struct{}
 
 	phase, status  string
 	err            error
@@ -126,7 +129,7 @@ func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 	return &liveRun{
 		settings: s, ctx: ctx, cancel: cancel, publish: publish,
 		frames: make(chan inputFrame, 512), stopped: make(chan struct{}), acks: make(chan ackReq, 256),
-		phase: phaseIdle, tr: tracker.New(), play: map[string]*playState{}, audio: map[string][]timedPCM{}, probeClips: map[string]probeClipData{},
+		phase: phaseIdle, tr: tracker.New(), wire: tracker.NewView(), play: map[string]*playState{}, audio: map[string][]timedPCM{}, probeClips: map[string]probeClipData{},
 		probeSchedule: append([]ProbeAt(nil), s.Probes...),
 	}
 }
@@ -274,7 +277,7 @@ func (r *liveRun) dial(g *audioGraph, url string, clip bool) bool {
 // openWorker opens the session in the session worker.
 func (r *liveRun) openWorker(g *audioGraph, start session.WorkerStart) error {
 	ws, err := startWorkerSession(r.ctx, g, start, workerHooks{
-		Event: r.onEvent, State: r.onState, Sent: r.onSent,
+		Snapshot: r.onSnapshot, Media: r.onMedia, State: r.onState, Sent: r.onSent,
 		ClipStart: r.onClipStart, ClipEnd: r.onClipEnd, ProbeOnset: r.onProbeOnset,
 	})
 	if err != nil {
@@ -330,7 +333,39 @@ func (r *liveRun) note(s *session.Session, ws *workerSession, v any) {
 }
 
 // onSent follows a frame the worker sent (its "sent" message).
-func (r *liveRun) onSent(f inputFrame, sentMs float64) { r.afterSendAt(f, sentMs) }
+func (r *liveRun) onSent(f inputFrame, sentMs float64) {
+	r.ttMu.Lock()
+	r.ttRec.AddInput(turntaking.Input{TMs: sentMs, Kind: turntaking.InputUser, PCM: f.PCM, Rate: 16000})
+	r.ttMu.Unlock()
+	r.afterSendAt(f, sentMs)
+}
+
+// onSnapshot takes the session worker's tracker snapshot (its "snapshot"
+// message): the page draws the worker's session without reading its wire.
+func (r *liveRun) onSnapshot(d tracker.Delta) {
+	r.mu.Lock()
+	m := r.wire.Merge(d)
+	for _, rs := range m.FirstAudio {
+		r.probeCreatedLocked(cmp.Or(rs.CreatedMs, rs.FirstAudioMs))
+	}
+	r.mu.Unlock()
+	r.maybePublish(m.Boundary)
+}
+
+// onMedia takes what the worker decoded of a received event for the page:
+// model audio it played (replay, the report) and the turn-taking inputs.
+func (r *liveRun) onMedia(in turntaking.Input, played []byte) {
+	if played != nil {
+		r.mu.Lock()
+		r.audio[in.ResponseID] = append(r.audio[in.ResponseID], timedPCM{TMs: in.TMs, PCM: played})
+		r.mu.Unlock()
+	}
+	if in.Kind != "" {
+		r.ttMu.Lock()
+		r.ttRec.AddInput(in)
+		r.ttMu.Unlock()
+	}
+}
 
 // sendLoop forwards worklet frames to the session until stopped.
 func (r *liveRun) sendLoop() {
@@ -575,7 +610,7 @@ func (r *liveRun) isCurrent() bool {
 // drainPlayback tells the player every response is finished.
 func (r *liveRun) drainPlayback() {
 	r.mu.Lock()
-	ids := append([]string(nil), r.tr.Order()...)
+	ids := append([]string(nil), r.wire.Order()...)
 	r.mu.Unlock()
 	for _, id := range ids {
 		r.graph.done(id)
@@ -642,6 +677,7 @@ func (r *liveRun) onEvent(ev trace.Event) {
 	r.ttMu.Unlock()
 	r.mu.Lock()
 	u := r.tr.Add(ev)
+	r.wire.Merge(r.tr.Delta(false)) // O(change); the metrics come when a snapshot is drawn
 	if !u.OK {
 		r.mu.Unlock()
 		return
@@ -684,7 +720,7 @@ func (r *liveRun) playLocked(id string) *playState {
 // respViewLocked is what the views and the report show of response id.
 func (r *liveRun) respViewLocked(id string) respView {
 	v := respView{ID: id}
-	if rs := r.tr.Response(id); rs != nil {
+	if rs := r.wire.Response(id); rs != nil {
 		v.CreatedMs, v.Truncated, v.Transcript = rs.CreatedMs, rs.Truncated, rs.Transcript
 	}
 	if p := r.play[id]; p != nil {
@@ -700,7 +736,7 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 	r.mu.Lock()
 	s, ws := r.sess, r.worker
 	var rs *playState
-	if r.tr.Response(m.ID) != nil {
+	if r.wire.Response(m.ID) != nil {
 		rs = r.playLocked(m.ID)
 	}
 	ack, doAck := 0, false
@@ -714,7 +750,7 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 	case "start":
 		if rs != nil && rs.StartMs == 0 {
 			rs.StartMs = m.PerfMs
-			r.markers = append(r.markers, chart.Marker{TS: (m.PerfMs - r.tr.StreamStartMs()) / 1000, Kind: chart.MarkPlaybackStart, ResponseID: m.ID})
+			r.markers = append(r.markers, chart.Marker{TS: (m.PerfMs - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkPlaybackStart, ResponseID: m.ID})
 			note = map[string]any{"type": "duplexscope.playback", "event": "start", "response_id": m.ID, "played_at_ms": m.PerfMs, "clock": "playback"}
 		}
 	case "progress", "drained", "cleared":
@@ -824,9 +860,9 @@ const quietWindowMs = 1500
 // awaitingAudioLocked reports whether a response created less than
 // quietWindowMs ago has no audio yet.
 func (r *liveRun) awaitingAudioLocked(now float64) bool {
-	order := r.tr.Order()
+	order := r.wire.Order()
 	for i := len(order) - 1; i >= 0 && i >= len(order)-3; i-- {
-		rs := r.tr.Response(order[i])
+		rs := r.wire.Response(order[i])
 		if rs.CreatedMs > 0 && rs.FirstAudioMs == 0 && !rs.Done && now-rs.CreatedMs < quietWindowMs {
 			return true
 		}

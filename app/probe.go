@@ -229,7 +229,7 @@ func (r *liveRun) probeSentLocked(seq int, sentAt float64) {
 		if p.Seq == seq && p.OnsetMs == 0 {
 			p.OnsetMs = sentAt
 			p.ResponseID = r.playingLocked()
-			r.markers = append(r.markers, chart.Marker{TS: (sentAt - r.tr.StreamStartMs()) / 1000, Kind: chart.MarkProbe, ResponseID: p.ID,
+			r.markers = append(r.markers, chart.Marker{TS: (sentAt - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkProbe, ResponseID: p.ID,
 				Label: fmt.Sprintf("%s (%s) sent, talking: %s", p.ID, p.Kind, orDash(p.ResponseID))})
 			r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "onset", "probe_id": p.ID, "kind": p.Kind,
 				"clip": p.Clip, "onset_ms": sentAt, "clock": "client send", "response_id": p.ResponseID})
@@ -239,10 +239,10 @@ func (r *liveRun) probeSentLocked(seq int, sentAt float64) {
 
 // playingLocked is the response whose audio is being played now.
 func (r *liveRun) playingLocked() string {
-	order := r.tr.Order()
+	order := r.wire.Order()
 	for i := len(order) - 1; i >= 0; i-- {
 		id := order[i]
-		if p := r.play[id]; p != nil && p.StartMs > 0 && !p.Drained && !r.tr.Response(id).Truncated {
+		if p := r.play[id]; p != nil && p.StartMs > 0 && !p.Drained && !r.wire.Response(id).Truncated {
 			return id
 		}
 	}
@@ -267,7 +267,7 @@ func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
 	}
 	last.StoppedBy, last.StopMs, last.PlayedMs = session.ProbeCleared, perfMs, playedMs
 	lat := perfMs - last.OnsetMs
-	r.markers = append(r.markers, chart.Marker{TS: (perfMs - r.tr.StreamStartMs()) / 1000, Kind: chart.MarkProbeStop, ResponseID: last.ID,
+	r.markers = append(r.markers, chart.Marker{TS: (perfMs - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkProbeStop, ResponseID: last.ID,
 		Label: fmt.Sprintf("%s (%s) stopped %s after %.0f ms", last.ID, last.Kind, id, lat)})
 	r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "stopped", "probe_id": last.ID,
 		"response_id": id, "stop_latency_ms": lat, "played_ms": playedMs, "clock": "playback"})
@@ -297,7 +297,7 @@ func (r *liveRun) probeViewsLocked() []probeView {
 	out := make([]probeView, 0, len(r.probes))
 	for _, p := range r.probes {
 		recv := -1.0
-		if rs := r.tr.Response(p.ResponseID); rs != nil {
+		if rs := r.wire.Response(p.ResponseID); rs != nil {
 			recv = rs.ReceivedMs()
 		}
 		out = append(out, probeRow(*p, recv))

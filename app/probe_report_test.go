@@ -144,7 +144,9 @@ func TestProbeStoppedAttribution(t *testing.T) {
 	t.Parallel()
 	tr := tracker.New()
 	tr.Add(trace.Event{TMs: 1000, Dir: trace.DirSend, Event: []byte(`{"type":"input_audio_buffer.append","audio":"AAAA"}`)}) // stream start
-	r := &liveRun{tr: tr, probes: []*probe{
+	v := tracker.NewView()
+	v.Merge(tr.Delta(false))
+	r := &liveRun{tr: tr, wire: v, probes: []*probe{
 		{ID: "probe_1", Kind: "backchannel", OnsetMs: 2000, ResponseID: "resp_1"},
 		{ID: "probe_2", Kind: "interruption", OnsetMs: 4000, ResponseID: "resp_1"},
 		{ID: "probe_3", Kind: "noise", OnsetMs: 4000, ResponseID: "resp_2"},

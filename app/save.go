@@ -86,18 +86,18 @@ func (r *liveRun) buildSaveInput(tr *trace.Session) saveInput {
 	if r.err != nil {
 		in.Error = errorWords(r.err)
 	}
-	for _, id := range r.tr.Order() {
+	for _, id := range r.wire.Order() {
 		in.Resp = append(in.Resp, r.respViewLocked(id))
 		for _, c := range r.audio[id] {
 			in.OutputPCM = append(in.OutputPCM, c.PCM...)
 		}
 	}
-	in.StreamStartMs = r.tr.StreamStartMs()
+	in.StreamStartMs = r.wire.StreamStartMs()
 	in.Labels = r.labels
 	in.UserSpeech = r.userSpeech
 	in.ReceivedMs = map[string]float64{}
-	for _, id := range r.tr.Order() {
-		in.ReceivedMs[id] = r.tr.Response(id).ReceivedMs()
+	for _, id := range r.wire.Order() {
+		in.ReceivedMs[id] = r.wire.Response(id).ReceivedMs()
 	}
 	for _, p := range r.probes {
 		in.Probes = append(in.Probes, *p)

@@ -11,7 +11,9 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/tracker"
 	"github.com/duplexscope/duplexscope/trace"
+	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // errWorkerUnavailable wraps why the session worker could not start
@@ -34,9 +36,13 @@ type workerClosed struct {
 // workerHooks are the page's handlers for the worker's messages; they run
 // in the Worker's onmessage callback (never block).
 type workerHooks struct {
-	Event func(trace.Event)
-	State func(session.State, error)
-	Sent  func(f inputFrame, sentMs float64)
+	// Snapshot: the worker's tracker changed (throttled, and at once at
+	// each response boundary); Media: what the worker decoded of a
+	// received event for the page (played: the audio it gave the player).
+	Snapshot func(tracker.Delta)
+	Media    func(in turntaking.Input, played []byte)
+	State    func(session.State, error)
+	Sent     func(f inputFrame, sentMs float64)
 	// Clip mode (the worker cuts and paces the clip's frames itself):
 	ClipStart  func(seq int)
 	ClipEnd    func()
@@ -187,10 +193,34 @@ func recordFrom(s string) error {
 
 func (ws *workerSession) onMessage(d app.Value) {
 	switch d.Get("type").String() {
-	case "event":
-		if ws.hooks.Event != nil {
-			ws.hooks.Event(trace.Event{TMs: d.Get("t_ms").Float(), Dir: d.Get("dir").String(), Event: json.RawMessage(d.Get("event").String())})
+	case "snapshot":
+		delta, err := tracker.Decode([]byte(d.Get("delta").String()))
+		if err != nil {
+			// The live view misses one update; the report is built from
+			// the wire log. Say so in that log.
+			_ = ws.Note(map[string]any{"type": "duplexscope.snapshot_error", "error": err.Error()})
+			return
 		}
+		if ws.hooks.Snapshot != nil {
+			ws.hooks.Snapshot(delta)
+		}
+	case "media":
+		if ws.hooks.Media == nil {
+			return
+		}
+		in := turntaking.Input{TMs: d.Get("t_ms").Float(), Kind: d.Get("kind").String(), ResponseID: d.Get("id").String(),
+			Rate: d.Get("rate").Int(), Text: d.Get("text").String()}
+		var pcm, played []byte
+		if p := d.Get("pcm"); !p.IsUndefined() && !p.IsNull() {
+			pcm = bytesFromJS(p)
+		}
+		if in.Kind == turntaking.InputModel {
+			in.PCM = pcm
+		}
+		if d.Get("played").Bool() {
+			played = pcm
+		}
+		ws.hooks.Media(in, played)
 	case "sent":
 		if ws.hooks.Sent != nil {
 			f := inputFrame{Seq: d.Get("seq").Int(), PCM: bytesFromJS(d.Get("pcm")), RMS: d.Get("rms").Float()}

@@ -25,6 +25,7 @@ func TestDecodeReceived(t *testing.T) {
 		{"odd byte dropped", `{"type":"response.output_audio.delta","response_id":"r6","delta":"` + pcmB64(5) + `"}`, "response.output_audio.delta", "r6", 4, "", ""},
 		{"bad base64 is no audio", `{"type":"response.output_audio.delta","response_id":"r7","delta":"%%%"}`, "response.output_audio.delta", "r7", 0, "", ""},
 		{"transcript", `{"type":"response.output_audio_transcript.delta","response_id":"r1","delta":"hi"}`, "response.output_audio_transcript.delta", "r1", 0, "hi", ""},
+		{"whole transcript", `{"type":"response.output_audio_transcript.done","response_id":"r1","transcript":"hi there"}`, "response.output_audio_transcript.done", "r1", 0, "hi there", ""},
 		{"cancelled", `{"type":"response.done","response":{"id":"r1","status":"cancelled"}}`, "response.done", "r1", 0, "", "cancelled"},
 		{"empty id is none", `{"type":"response.created","response_id":""}`, "response.created", "", 0, "", ""},
 	}

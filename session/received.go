@@ -16,7 +16,7 @@ type Received struct {
 	Type   string
 	ID     string // "" when the event names no response
 	PCM    []byte // audio deltas: PCM16 LE mono at 24 kHz (resampled when the event says another rate)
-	Text   string // transcript / text deltas
+	Text   string // transcript / text deltas; a transcript.done's whole transcript
 	Status string // response.done's response.status
 }
 
@@ -45,6 +45,7 @@ type receivedWire struct {
 	Delta        json.RawMessage `json:"delta"`
 	Audio        json.RawMessage `json:"audio"`
 	SampleRateHz json.RawMessage `json:"sample_rate_hz"`
+	Transcript   json.RawMessage `json:"transcript"`
 }
 
 // DecodeReceived decodes one received text frame; ok is false when it is
@@ -66,6 +67,8 @@ func DecodeReceived(data []byte) (Received, bool) {
 		}
 	case IsTextDelta(r.Type):
 		_ = json.Unmarshal(w.Delta, &r.Text)
+	case r.Type == "response.output_audio_transcript.done":
+		r.Text, _ = protocol.JSONString(w.Transcript)
 	case r.Type == "response.done":
 		var resp struct {
 			Status json.RawMessage `json:"status"`

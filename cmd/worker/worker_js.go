@@ -21,7 +21,11 @@ package main
 //	{type:"loaded"}                        the worker's Go code runs (before any dial)
 //	{type:"ready", session_id, tick_warning, worker_origin}
 //	{type:"dial_error", error: JSON session.ErrorRecord}
-//	{type:"event", t_ms, dir, event}       every wire-log entry, in order
+//	{type:"snapshot", delta: JSON tracker.Delta}  what the live views draw changed (≤ 10 a second, and
+//	                                       at once at a response's first audio and its end)
+//	{type:"media", kind, t_ms, id, rate, text, pcm, played}  a received event's part in the page's
+//	                                       turn-taking pass (kind: turntaking.Input*, "" none) and the audio
+//	                                       the player was given (played; pcm: Uint8Array, transferred)
 //	{type:"state", state, error}           lifecycle (error: JSON or "")
 //	{type:"sent", seq, rms, sent_ms, pcm}  a frame went out (pcm: Uint8Array, transferred)
 //	{type:"clip-start", seq}               clip mode: frame seq begins with the clip
@@ -46,7 +50,9 @@ import (
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/tracker"
 	"github.com/duplexscope/duplexscope/trace"
+	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // memoryLimit is the worker's soft memory limit (GOMEMLIMIT): the Go
@@ -75,7 +81,9 @@ type worker struct {
 	inject     *injection    // clip mode: a probe to mix into the next frame
 	paced      chan struct{} // clip mode: closed when streamClip returns
 	acks       chan ackReq
-	feed       session.PlaybackFeed
+	tr         *tracker.Tracker // follows the wire log: the page's snapshots, the player's rule
+	snapMs     float64          // when the last snapshot went (performance.now())
+	resultMs   float64          // … and the last one with the metrics
 	playAcks   session.PlaybackAcks
 	play       js.Value // the playback worklet's port
 	clockCtx   float64  // playback context time …
@@ -105,7 +113,7 @@ func main() {
 	debug.SetMemoryLimit(memoryLimit)
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &worker{self: js.Global(), ctx: ctx, stop: cancel, lastSeq: -1,
-		frames: make(chan frame, 512), acks: make(chan ackReq, 256)}
+		frames: make(chan frame, 512), acks: make(chan ackReq, 256), tr: tracker.New()}
 	onMsg := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		w.onPage(args[0].Get("data"))
 		return nil
@@ -338,30 +346,89 @@ func (w *worker) streamClip(s *session.Session, clip []byte) {
 	}
 }
 
-// onEvent forwards each wire-log entry to the page and feeds the player.
+// onEvent follows each wire-log entry: the tracker decodes it once, the
+// player gets its audio, and the page gets what it draws — snapshots and
+// the decoded media, never the wire traffic itself.
 func (w *worker) onEvent(ev trace.Event) {
-	w.post(map[string]any{"type": "event", "t_ms": ev.TMs, "dir": ev.Dir, "event": string(ev.Event)})
-	if ev.Dir != trace.DirRecv {
-		return
-	}
-	r, ok := session.DecodeReceived(ev.Event)
-	if !ok {
-		return
-	}
 	w.mu.Lock()
-	act, _ := w.feed.Action(r)
+	u := w.tr.Add(ev)
 	play := w.play
 	w.mu.Unlock()
-	switch act {
-	case session.PlayPush:
+	if u.OK {
+		r := u.Received
+		switch u.Action {
+		case session.PlayPush:
+			u8 := js.Global().Get("Uint8Array").New(len(r.PCM))
+			js.CopyBytesToJS(u8, r.PCM)
+			play.Call("postMessage", map[string]any{"type": "push", "id": r.ID, "pcm": u8}, []any{u8.Get("buffer")})
+		case session.PlayDone:
+			play.Call("postMessage", map[string]any{"type": "done", "id": r.ID})
+		case session.PlayClear:
+			play.Call("postMessage", map[string]any{"type": "clear", "id": r.ID})
+		}
+		w.postMedia(ev.TMs, r, u.Action == session.PlayPush)
+	}
+	w.maybeSnapshot(u.Boundary)
+}
+
+// postMedia sends the page a received event's part in its turn-taking
+// pass and the audio the player was given (the page's replay and report).
+func (w *worker) postMedia(tMs float64, r session.Received, played bool) {
+	kind := ""
+	switch r.Type {
+	case "response.output_audio.delta": // the channels' model audio (not the legacy name)
+		kind = turntaking.InputModel
+	case "output_audio_buffer.cleared":
+		kind = turntaking.InputCleared
+	case "response.output_audio_transcript.delta":
+		kind = turntaking.InputTranscript
+	case "response.output_audio_transcript.done":
+		kind = turntaking.InputTranscriptFinal
+	}
+	if kind == "" && !played {
+		return
+	}
+	m := map[string]any{"type": "media", "kind": kind, "t_ms": tMs, "id": r.ID, "rate": audio.OutputRate, "text": r.Text, "played": played}
+	if len(r.PCM) > 0 && (played || kind == turntaking.InputModel) {
 		u8 := js.Global().Get("Uint8Array").New(len(r.PCM))
 		js.CopyBytesToJS(u8, r.PCM)
-		play.Call("postMessage", map[string]any{"type": "push", "id": r.ID, "pcm": u8}, []any{u8.Get("buffer")})
-	case session.PlayDone:
-		play.Call("postMessage", map[string]any{"type": "done", "id": r.ID})
-	case session.PlayClear:
-		play.Call("postMessage", map[string]any{"type": "clear", "id": r.ID})
+		m["pcm"] = u8
+		w.post(m, u8.Get("buffer"))
+		return
 	}
+	w.post(m)
+}
+
+// Snapshot pacing: the page draws at most this often (a snapshot costs
+// the worker an encode, the page a decode and a redraw), the metrics
+// (O(responses) to build and send) less often; a response's first audio
+// or end goes at once.
+const (
+	snapshotEveryMs = 100
+	resultEveryMs   = 500
+)
+
+// maybeSnapshot posts the tracker's changes when due (or now).
+func (w *worker) maybeSnapshot(now bool) {
+	at := session.PerfNow()
+	w.mu.Lock()
+	if !now && at-w.snapMs < snapshotEveryMs {
+		w.mu.Unlock()
+		return
+	}
+	withResult := now || at-w.resultMs >= resultEveryMs
+	w.snapMs = at
+	if withResult {
+		w.resultMs = at
+	}
+	d := w.tr.Delta(withResult)
+	w.mu.Unlock()
+	b, err := tracker.Encode(d)
+	if err != nil {
+		w.fatal("snapshot: " + err.Error())
+		return
+	}
+	w.post(map[string]any{"type": "snapshot", "delta": string(b)})
 }
 
 func (w *worker) onState(st session.State, err error) {
@@ -389,7 +456,7 @@ func (w *worker) onPlayback(d js.Value) {
 	}
 	w.mu.Lock()
 	s := w.sess
-	known := id != "" && w.feed.Known(id)
+	known := id != "" && w.tr.Known(id)
 	var note map[string]any
 	ack, ok := 0, false
 	if known {
@@ -459,6 +526,7 @@ func (w *worker) finish() {
 	}
 	_ = s.Note(runtimeNote())
 	res, tr, sessErr := s.Finish(w.ctx)
+	w.maybeSnapshot(true) // the last events, before the page scores the wire log
 	out := session.NewWorkerResult(res)
 	rb, _ := json.Marshal(out)
 	tb, _ := json.Marshal(tr)

@@ -1,7 +1,6 @@
 package tracker
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"math"
@@ -11,22 +10,6 @@ import (
 
 	"github.com/duplexscope/duplexscope/metrics"
 )
-
-// State is what the live views read of a session's wire log: a Tracker
-// where the session runs, a View where its Deltas arrive (the page, with
-// the session in the worker).
-type State interface {
-	StreamStartMs() float64
-	Order() []string
-	Response(id string) *Response
-	Marks() []Mark
-	Captions() []Caption
-	Levels() []Level
-	Legacy() bool
-	PacingLagsMs() []float64
-	LogRows(n int) []LogRow
-	Result() metrics.SessionResult
-}
 
 // LogRows returns a copy of the last n event-log rows.
 func (t *Tracker) LogRows(n int) []LogRow { return t.log.Last(n) }
@@ -41,26 +24,24 @@ type cursor struct {
 // come as their new tails; captions from the first changed one; changed
 // responses whole, in the order first seen; the metrics only when asked.
 type Delta struct {
-	StreamStartMs float64                `json:"stream_start_ms"`
-	Responses     []Response             `json:"responses,omitempty"`
-	Marks         []Mark                 `json:"marks,omitempty"`
-	CaptionsFrom  int                    `json:"captions_from"`
-	Captions      []Caption              `json:"captions,omitempty"`
-	Levels        []Level                `json:"levels,omitempty"`
-	Lags          []float64              `json:"lags,omitempty"`
-	Legacy        bool                   `json:"legacy,omitempty"`
-	LogFrom       int                    `json:"log_from"` // absolute index of Log[0]
-	Log           []LogRow               `json:"log,omitempty"`
-	Result        *metrics.SessionResult `json:"-"`
-	// ResultWire carries Result through Encode and Decode: the metrics
-	// types write the reference's layout, which does not read back.
-	ResultWire *resultWire `json:"result,omitempty"`
-	Escaped    bool        `json:"escaped,omitempty"` // strings escaped (Encode)
+	StreamStartMs float64    `json:"stream_start_ms"`
+	Responses     []Response `json:"responses,omitempty"`
+	Marks         []Mark     `json:"marks,omitempty"`
+	CaptionsFrom  int        `json:"captions_from"`
+	Captions      []Caption  `json:"captions,omitempty"`
+	Levels        []Level    `json:"levels,omitempty"`
+	Lags          []float64  `json:"lags,omitempty"`
+	Legacy        bool       `json:"legacy,omitempty"`
+	LogFrom       int        `json:"log_from"` // absolute index of Log[0]
+	Log           []LogRow   `json:"log,omitempty"`
+	// Metrics is the metrics.SessionResult in Go's own JSON layout (the
+	// metrics types write the reference's, which does not read back).
+	Metrics *Metrics `json:"metrics,omitempty"`
 }
 
-// resultWire is metrics.SessionResult with Go's own JSON: defined types
-// drop the reference-layout MarshalJSON methods.
-type resultWire struct {
+// Metrics is a metrics.SessionResult as a Delta carries it: defined types
+// without the reference-layout MarshalJSON methods.
+type Metrics struct {
 	Rows         []rowWire
 	Summary      summaryWire
 	OutputTokens metrics.Int
@@ -74,8 +55,8 @@ type (
 	summaryWire metrics.SessionSummary
 )
 
-func toWire(r metrics.SessionResult) *resultWire {
-	w := &resultWire{Summary: summaryWire(r.Summary), OutputTokens: r.OutputTokens, Responses: r.Responses, Counts: r.Counts, Faults: r.Faults}
+func toWire(r metrics.SessionResult) *Metrics {
+	w := &Metrics{Summary: summaryWire(r.Summary), OutputTokens: r.OutputTokens, Responses: r.Responses, Counts: r.Counts, Faults: r.Faults}
 	w.Rows = make([]rowWire, len(r.Rows))
 	for i, row := range r.Rows {
 		w.Rows[i] = rowWire(row)
@@ -83,10 +64,11 @@ func toWire(r metrics.SessionResult) *resultWire {
 	return w
 }
 
-func (w *resultWire) result() metrics.SessionResult {
-	r := metrics.SessionResult{Summary: metrics.SessionSummary(w.Summary), OutputTokens: w.OutputTokens, Responses: w.Responses, Counts: w.Counts, Faults: w.Faults}
-	r.Rows = make([]metrics.Row, len(w.Rows))
-	for i, row := range w.Rows {
+// Result is the metrics.SessionResult m carries.
+func (m *Metrics) Result() metrics.SessionResult {
+	r := metrics.SessionResult{Summary: metrics.SessionSummary(m.Summary), OutputTokens: m.OutputTokens, Responses: m.Responses, Counts: m.Counts, Faults: m.Faults}
+	r.Rows = make([]metrics.Row, len(m.Rows))
+	for i, row := range m.Rows {
 		r.Rows[i] = metrics.Row(row)
 	}
 	return r
@@ -100,12 +82,12 @@ const MaxViewLogRows = 1000
 // withResult adds the metrics (O(responses): callers throttle it).
 func (t *Tracker) Delta(withResult bool) Delta {
 	d := Delta{StreamStartMs: t.streamStartMs, Legacy: t.legacy, CaptionsFrom: t.captionFrom}
-	for _, id := range t.order {
-		if t.changed[id] {
-			d.Responses = append(d.Responses, *t.resp[id])
-		}
+	for _, id := range t.changed {
+		rs := t.resp[id]
+		rs.dirty = false
+		d.Responses = append(d.Responses, *rs)
 	}
-	clear(t.changed)
+	t.changed = t.changed[:0]
 	d.Marks = append(d.Marks, t.marks[t.sent.marks:]...)
 	d.Levels = append(d.Levels, t.levels[t.sent.levels:]...)
 	d.Lags = append(d.Lags, t.lags[t.sent.lags:]...)
@@ -123,8 +105,7 @@ func (t *Tracker) Delta(withResult bool) Delta {
 	t.sent = cursor{marks: len(t.marks), levels: len(t.levels), lags: len(t.lags), logRows: total}
 	t.captionFrom = len(t.captions)
 	if withResult {
-		r := t.acc.Snapshot()
-		d.Result = &r
+		d.Metrics = toWire(t.acc.Snapshot())
 	}
 	return d
 }
@@ -147,9 +128,18 @@ type View struct {
 // NewView returns an empty view.
 func NewView() *View { return &View{resp: map[string]*Response{}} }
 
-// Merge applies d; it returns the responses whose first audio d brings
-// (probes follow the model's next turn by it).
-func (v *View) Merge(d Delta) (firstAudio []Response) {
+// Merged is what a Delta brought that its reader acts on at once.
+type Merged struct {
+	// FirstAudio: responses whose first audio the Delta brings (probes
+	// follow the model's next turn by them).
+	FirstAudio []Response
+	// Boundary: a response's first audio or its end (draw now).
+	Boundary bool
+}
+
+// Merge applies d.
+func (v *View) Merge(d Delta) Merged {
+	var m Merged
 	v.streamStartMs, v.legacy = d.StreamStartMs, v.legacy || d.Legacy
 	for _, r := range d.Responses {
 		old := v.resp[r.ID]
@@ -158,8 +148,9 @@ func (v *View) Merge(d Delta) (firstAudio []Response) {
 			old = &Response{}
 		}
 		if r.FirstAudioMs != 0 && old.FirstAudioMs == 0 {
-			firstAudio = append(firstAudio, r)
+			m.FirstAudio = append(m.FirstAudio, r)
 		}
+		m.Boundary = m.Boundary || (r.FirstAudioMs != 0 && old.FirstAudioMs == 0) || (r.Done && !old.Done)
 		v.resp[r.ID] = &r
 	}
 	v.marks = append(v.marks, d.Marks...)
@@ -169,10 +160,10 @@ func (v *View) Merge(d Delta) (firstAudio []Response) {
 		v.captions = append(v.captions[:d.CaptionsFrom], d.Captions...)
 	}
 	v.mergeLog(d.LogFrom, d.Log)
-	if d.Result != nil {
-		v.result = *d.Result
+	if d.Metrics != nil {
+		v.result = d.Metrics.Result()
 	}
-	return firstAudio
+	return m
 }
 
 func (v *View) mergeLog(from int, rows []LogRow) {
@@ -229,19 +220,35 @@ func (v *View) Result() metrics.SessionResult { return v.result }
 // Encode writes d as JSON for postMessage. Two things do not survive
 // plain JSON, and a server can send both: NaN and infinities (a Python
 // float("inf") in its engine metrics) are cleared here, in the live copy
-// only — the report is scored from the wire log, exactly; and strings that
-// are not UTF-8 (a response id with a lone surrogate) would collapse into
-// U+FFFD, so they travel escaped (Decode restores them).
+// only — the report is scored from the wire log, exactly; and a response
+// id with a lone surrogate (which the one identity rule keeps apart, as
+// WTF-8 bytes) would collapse into U+FFFD, so ids travel escaped.
 func Encode(d Delta) ([]byte, error) {
-	if d.Result != nil {
-		d.ResultWire = toWire(*d.Result)
+	d.Responses = append([]Response(nil), d.Responses...)
+	for i := range d.Responses {
+		d.Responses[i].ID = escapeString(d.Responses[i].ID)
+	}
+	d.Marks = append([]Mark(nil), d.Marks...)
+	for i := range d.Marks {
+		d.Marks[i].ResponseID = escapeString(d.Marks[i].ResponseID)
+	}
+	if m := d.Metrics; m != nil {
+		c := *m
+		c.Rows = append([]rowWire(nil), m.Rows...)
+		for i := range c.Rows {
+			c.Rows[i].ResponseID = escapeString(c.Rows[i].ResponseID)
+		}
+		c.Responses = append([]metrics.ResponseTiming(nil), m.Responses...)
+		for i := range c.Responses {
+			c.Responses[i].ResponseID = escapeString(c.Responses[i].ResponseID)
+		}
+		d.Metrics = &c
 	}
 	b, err := json.Marshal(d)
-	if err == nil && !bytes.Contains(b, []byte(`\ufffd`)) {
-		return b, nil
+	if err == nil || d.Metrics == nil {
+		return b, err
 	}
-	d.Escaped = true
-	d = rewrite(reflect.ValueOf(d), escapeString).Interface().(Delta)
+	d.Metrics = rewrite(reflect.ValueOf(d.Metrics)).Interface().(*Metrics)
 	return json.Marshal(d)
 }
 
@@ -251,19 +258,25 @@ func Decode(b []byte) (Delta, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return Delta{}, err
 	}
-	if d.Escaped {
-		d = rewrite(reflect.ValueOf(d), unescapeString).Interface().(Delta)
-		d.Escaped = false
+	for i := range d.Responses {
+		d.Responses[i].ID = unescapeString(d.Responses[i].ID)
 	}
-	if d.ResultWire != nil {
-		r := d.ResultWire.result()
-		d.Result, d.ResultWire = &r, nil
+	for i := range d.Marks {
+		d.Marks[i].ResponseID = unescapeString(d.Marks[i].ResponseID)
+	}
+	if m := d.Metrics; m != nil {
+		for i := range m.Rows {
+			m.Rows[i].ResponseID = unescapeString(m.Rows[i].ResponseID)
+		}
+		for i := range m.Responses {
+			m.Responses[i].ResponseID = unescapeString(m.Responses[i].ResponseID)
+		}
 	}
 	return d, nil
 }
 
-// escapeMark starts an escaped string: a noncharacter no id begins with
-// (one that does is escaped too, so the mapping is one to one).
+// escapeMark starts an escaped id: a noncharacter no id begins with (one
+// that does is escaped too, so the mapping is one to one).
 const escapeMark = "\uffff"
 
 func escapeString(s string) string {
@@ -285,17 +298,13 @@ func unescapeString(s string) string {
 	return string(b)
 }
 
-// rewrite deep-copies v with str applied to its strings, its non-finite
-// floats zeroed and its pointers to a non-finite float nil (JSON null).
-// Reflection, because such values hide anywhere in a row (engine metrics,
-// ids); it runs only when plain encoding failed.
-func rewrite(v reflect.Value, str func(string) string) reflect.Value {
+// rewrite deep-copies v with its non-finite floats zeroed and its pointers
+// to a non-finite float nil (JSON null). Reflection, because such values
+// hide anywhere in a row (engine metrics, durations from a server's
+// metadata); it runs only when plain encoding failed, in the worker.
+func rewrite(v reflect.Value) reflect.Value {
 	bad := func(f float64) bool { return math.IsNaN(f) || math.IsInf(f, 0) }
 	switch v.Kind() {
-	case reflect.String:
-		out := reflect.New(v.Type()).Elem()
-		out.SetString(str(v.String()))
-		return out
 	case reflect.Float64:
 		if bad(v.Float()) {
 			return reflect.Zero(v.Type())
@@ -309,14 +318,14 @@ func rewrite(v reflect.Value, str func(string) string) reflect.Value {
 			return reflect.Zero(v.Type())
 		}
 		p := reflect.New(e.Type())
-		p.Elem().Set(rewrite(e, str))
+		p.Elem().Set(rewrite(e))
 		return p
 	case reflect.Struct:
 		out := reflect.New(v.Type()).Elem()
 		out.Set(v)
 		for i := range v.NumField() {
 			if f := out.Field(i); f.CanSet() {
-				f.Set(rewrite(v.Field(i), str))
+				f.Set(rewrite(v.Field(i)))
 			}
 		}
 		return out
@@ -326,7 +335,7 @@ func rewrite(v reflect.Value, str func(string) string) reflect.Value {
 		}
 		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		for i := range v.Len() {
-			out.Index(i).Set(rewrite(v.Index(i), str))
+			out.Index(i).Set(rewrite(v.Index(i)))
 		}
 		return out
 	}

@@ -49,7 +49,8 @@ type Response struct {
 	AudioDone    bool
 	Truncated    bool // cancelled by the server or its buffer cleared
 	Transcript   string
-	Caption      int // index of its caption + 1 (0: none yet)
+	Caption      int  // index of its caption + 1 (0: none yet)
+	dirty        bool // changed since the last Delta
 }
 
 // ReceivedMs is the audio received for the response so far (ms).
@@ -86,13 +87,13 @@ type Tracker struct {
 	legacy        bool
 	lags          []float64
 	log           Log
-	sent          cursor // what the last Delta carried
-	changed       map[string]bool
-	captionFrom   int // first caption changed since the last Delta
+	sent          cursor   // what the last Delta carried
+	changed       []string // ids of the responses changed since the last Delta, in that order
+	captionFrom   int      // first caption changed since the last Delta
 }
 
 // New returns an empty tracker.
-func New() *Tracker { return &Tracker{resp: map[string]*Response{}, changed: map[string]bool{}} }
+func New() *Tracker { return &Tracker{resp: map[string]*Response{}} }
 
 // Add follows the next wire-log entry (trace order).
 func (t *Tracker) Add(ev trace.Event) Update {
@@ -120,8 +121,9 @@ func (t *Tracker) Add(ev trace.Event) Update {
 	u := Update{Received: in, OK: true}
 	u.Action, _ = t.feed.Action(in)
 	t.apply(ev.TMs, in, &u)
-	if t.resp[in.ID] != nil {
-		t.changed[in.ID] = true
+	if rs := t.resp[in.ID]; rs != nil && !rs.dirty {
+		rs.dirty = true
+		t.changed = append(t.changed, in.ID)
 	}
 	return u
 }
