@@ -29,49 +29,6 @@ const (
 // delayed_burst fault sends the held-back audio of a response.
 const BurstDelay = time.Second
 
-type action int
-
-const (
-	actNone        action = iota
-	actClose              // close 1000 after the frame
-	actClosePolicy        // close 1008 after the frame
-	actDisconnect         // drop TCP without a close frame
-)
-
-// output is one frame (or action) ready to write.
-type output struct {
-	frame []byte
-	act   action
-	slow  bool // slow_writer: write in fragments
-}
-
-// item is a scheduled output; render builds it at the true emit time and
-// may return a nil frame to skip it.
-type item struct {
-	at          time.Duration
-	seq         int
-	resp        *response
-	cancellable bool
-	render      func(now time.Duration) ([]byte, action)
-
-	// prepare, when set, does the item's heavy, time-independent work; it
-	// runs on the writer goroutine outside the session lock and may only
-	// touch writer-owned state (the response's voice) and the item.
-	replay   bool // replayed_events: a frame sent again
-	prepare  func()
-	prepared bool
-	pcm      []int16
-	b64      string
-}
-
-// runPrepare runs it.prepare once.
-func (it *item) runPrepare() {
-	if it.prepare != nil && !it.prepared {
-		it.prepared = true
-		it.prepare()
-	}
-}
-
 type respState int
 
 const (
@@ -124,7 +81,7 @@ type engine struct {
 	model   string
 	truth   *truthRec
 	state   sessState
-	queue   []*item
+	queue   outputQueue
 	seq     int
 	evSeq   uint64
 	opened  time.Duration
@@ -211,13 +168,7 @@ func (e *engine) schedule(at time.Duration, r *response, cancellable bool, rende
 // scheduleSeq inserts an item with a sequence number reserved earlier.
 func (e *engine) scheduleSeq(at time.Duration, seq int, r *response, cancellable bool, render func(time.Duration) ([]byte, action)) *item {
 	it := &item{at: at, seq: seq, resp: r, cancellable: cancellable, render: render}
-	i := sort.Search(len(e.queue), func(i int) bool {
-		q := e.queue[i]
-		return q.at > at || (q.at == at && q.seq > it.seq)
-	})
-	e.queue = append(e.queue, nil)
-	copy(e.queue[i+1:], e.queue[i:])
-	e.queue[i] = it
+	e.queue.insert(it)
 	return it
 }
 
@@ -225,10 +176,10 @@ func (e *engine) scheduleSeq(at time.Duration, seq int, r *response, cancellable
 // can run its prepare step (PCM synthesis, base64) before reading the emit
 // time, keeping heavy work out of the stamp-to-write interval.
 func (e *engine) dueItem(now time.Duration) *item {
-	if e.state == stClosed || len(e.queue) == 0 || e.queue[0].at > now {
+	if e.state == stClosed {
 		return nil
 	}
-	return e.queue[0]
+	return e.queue.due(now)
 }
 
 // next returns when the next output (or deadline) is due.
@@ -273,11 +224,10 @@ func (e *engine) pop(now time.Duration) (output, bool) {
 			e.end(now, "idle_timeout")
 			return output{frame: f, act: actClose}, true
 		}
-		if len(e.queue) == 0 || e.queue[0].at > now {
+		if e.queue.due(now) == nil {
 			return output{}, false
 		}
-		it := e.queue[0]
-		e.queue = e.queue[1:]
+		it := e.queue.take()
 		f, act := it.render(now)
 		if f == nil && act == actNone {
 			continue
@@ -1255,14 +1205,7 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 // cancel truncates r now: queued output of r is dropped, the player is told
 // to clear it (when audio was sent), and r ends cancelled.
 func (e *engine) cancel(now time.Duration, r *response, reason string) {
-	kept := e.queue[:0]
-	for _, it := range e.queue {
-		if it.resp == r && it.cancellable {
-			continue
-		}
-		kept = append(kept, it)
-	}
-	e.queue = kept
+	e.queue.dropCancellable(r)
 	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
 		if r.state != respActive {
 			return nil, actNone
