@@ -11,7 +11,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,19 +72,19 @@ const (
 // client frame accepted at now; pop returns the next due output at now;
 // next tells when the next output is due. It never reads a clock.
 type engine struct {
-	cfg     *sessionConfig
-	sc      *Scenario
-	rng     *rand.Rand
-	id      string
-	idHex   string
-	model   string
-	truth   *truthRec
-	state   sessState
-	queue   outputQueue
-	seq     int
-	evSeq   uint64
-	opened  time.Duration
-	handshk bool // created sent (or scheduled)
+	cfg      *sessionConfig
+	sc       *Scenario
+	rng      *rand.Rand
+	id       string
+	idHex    string
+	model    string
+	truth    *truthRec
+	state    sessState
+	queue    outputQueue
+	seq      int
+	eventSeq uint64
+	opened   time.Duration
+	handshk  bool // created sent (or scheduled)
 
 	inRate, outRate int
 	inBytes         int64
@@ -109,7 +108,7 @@ type engine struct {
 	firstSpeak *response // the session's first spoken response (fault anchor)
 	firstDone  bool
 	closing    bool       // session.close accepted: only session.closed follows
-	srvSeq     int64      // replayed_events: server_event_seq of the last event
+	serverSeq  int64      // replayed_events: server_event_seq of the last event
 	recent     []replayed // replayed_events: the last frames
 	replayDue  bool       // replayed_events: replay after the current frame
 	bargeArmed bool       // ignores_backchannels: user speech during a response, not yet long enough to truncate
@@ -220,7 +219,7 @@ func (e *engine) pop(now time.Duration) (output, bool) {
 		}
 		if e.state == stOpen && now >= e.lastInput+e.idle {
 			e.state = stClosed
-			f := e.emit(now, &protocol.SessionStatus{ServerHeader: e.sh(protocol.TypeSessionExpired), SessionID: e.id, Reason: "idle_timeout"}, "")
+			f := e.emit(now, &protocol.SessionStatus{ServerHeader: e.header(protocol.TypeSessionExpired), SessionID: e.id, Reason: "idle_timeout"}, "")
 			e.end(now, "idle_timeout")
 			return output{frame: f, act: actClose}, true
 		}
@@ -254,87 +253,6 @@ func (e *engine) end(now time.Duration, reason string) {
 func (e *engine) transportEnded(now time.Duration, reason string) {
 	e.state = stClosed
 	e.end(now, reason)
-}
-
-func (e *engine) sh(typ string) protocol.ServerHeader {
-	e.evSeq++
-	h := protocol.ServerHeader{Header: protocol.Header{Type: typ, EventID: fmt.Sprintf("event_%s%016x", e.idHex, e.evSeq)}}
-	if e.fault(FaultReplayedEvents) {
-		e.srvSeq++
-		h.ServerEventSeq = json.RawMessage(strconv.FormatInt(e.srvSeq, 10))
-	}
-	return h
-}
-
-// replayCount is how many recent frames replayed_events sends again.
-const replayCount = 3
-
-// remember keeps the last frames for replayed_events and, once the first
-// response is done, queues them again with their original sequence numbers.
-func (e *engine) remember(now time.Duration, frame []byte) {
-	e.truth.mu.Lock()
-	var last TruthEvent
-	if n := len(e.truth.t.Events); n > 0 {
-		last = e.truth.t.Events[n-1]
-	}
-	e.truth.mu.Unlock()
-	e.recent = append(e.recent, replayed{frame: frame, ev: last})
-	if len(e.recent) > replayCount {
-		e.recent = e.recent[1:]
-	}
-	if !e.replayDue {
-		return
-	}
-	e.replayDue = false
-	for _, r := range e.recent {
-		r := r
-		it := e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) {
-			ev := r.ev
-			ev.TMs, ev.Replay = msOf(t), true
-			e.truth.mu.Lock()
-			e.truth.t.addEvent(ev)
-			e.truth.mu.Unlock()
-			return r.frame, actNone
-		})
-		it.replay = true
-	}
-}
-
-type replayed struct {
-	frame []byte
-	ev    TruthEvent
-}
-
-// emit marshals ev and records it in the truth at now.
-func (e *engine) emit(now time.Duration, ev protocol.Event, respID string) []byte {
-	b, err := protocol.Marshal(ev)
-	if err != nil {
-		panic(fmt.Sprintf("sim: marshal %s: %v", ev.EventType(), err)) // our own types: cannot fail
-	}
-	e.truth.mu.Lock()
-	e.truth.t.addEvent(TruthEvent{Type: ev.EventType(), ResponseID: respID, TMs: msOf(now)})
-	e.truth.mu.Unlock()
-	return b
-}
-
-func (e *engine) errorFrame(now time.Duration, code, msg, clientEventID string) []byte {
-	var ev *protocol.ErrorEvent
-	if e.fault(FaultFlatError) {
-		ev = protocol.NewFlatError(code, msg)
-	} else {
-		ev = protocol.NewError(code, msg, clientEventID)
-	}
-	ev.ServerHeader = e.sh(protocol.TypeError)
-	return e.emit(now, ev, "")
-}
-
-// sendNow schedules a frame due now, built at its emit time.
-func (e *engine) sendNow(now time.Duration, build func(now time.Duration) []byte) {
-	e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) { return build(t), actNone })
-}
-
-func (e *engine) sendError(now time.Duration, code, msg, clientEventID string) {
-	e.sendNow(now, func(t time.Duration) []byte { return e.errorFrame(t, code, msg, clientEventID) })
 }
 
 // handle processes one client text frame accepted at now. It returns how
@@ -376,7 +294,7 @@ func (e *engine) handle(now time.Duration, data []byte) time.Duration {
 		e.closing = true
 		e.queue, e.active, e.pending = nil, nil, false
 		e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) {
-			f := e.emit(t, &protocol.SessionClosed{ServerHeader: e.sh(protocol.TypeSessionClosed), SessionID: e.id,
+			f := e.emit(t, &protocol.SessionClosed{ServerHeader: e.header(protocol.TypeSessionClosed), SessionID: e.id,
 				Reason: protocol.ReasonClientClose, Event: &protocol.InternalEvent{Type: protocol.TypeSessionClosed}}, "")
 			e.end(t, "client_close")
 			e.state = stClosed
@@ -384,12 +302,12 @@ func (e *engine) handle(now time.Duration, data []byte) time.Duration {
 		})
 	case protocol.TypeSessionHeartbeat:
 		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SessionStatus{ServerHeader: e.sh(protocol.TypeSessionHeartbeatAck), SessionID: e.id}, "")
+			return e.emit(t, &protocol.SessionStatus{ServerHeader: e.header(protocol.TypeSessionHeartbeatAck), SessionID: e.id}, "")
 		})
 	case protocol.TypeInputAudioBufferClear:
 		e.sinceCommit = 0
 		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SessionStatus{ServerHeader: e.sh(protocol.TypeInputAudioBufferCleared)}, "")
+			return e.emit(t, &protocol.SessionStatus{ServerHeader: e.header(protocol.TypeInputAudioBufferCleared)}, "")
 		})
 	case protocol.TypeResponseCancel, protocol.TypeOutputAudioBufferClear:
 		if e.active == nil || e.active.kind != "speak" {
@@ -498,10 +416,10 @@ func (e *engine) onSessionUpdate(now time.Duration, ev *protocol.SessionUpdate) 
 		return si
 	}
 	e.schedule(at, nil, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.SessionCreated{ServerHeader: e.sh(protocol.TypeSessionCreated), Session: info(true)}, ""), actNone
+		return e.emit(t, &protocol.SessionCreated{ServerHeader: e.header(protocol.TypeSessionCreated), Session: info(true)}, ""), actNone
 	})
 	e.schedule(at, nil, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.SessionUpdated{ServerHeader: e.sh(protocol.TypeSessionUpdated), Session: info(false)}, ""), actNone
+		return e.emit(t, &protocol.SessionUpdated{ServerHeader: e.header(protocol.TypeSessionUpdated), Session: info(false)}, ""), actNone
 	})
 }
 
@@ -580,7 +498,7 @@ func (e *engine) onSpeechStart(now time.Duration, v vadEvent) {
 		id := fmt.Sprintf("item_in_%s_%d", e.idHex[:8], e.itemN)
 		ms := int64(v.atMs)
 		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.sh(protocol.TypeInputAudioBufferSpeechStarted), AudioStartMs: &ms, ItemID: id}, "")
+			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.header(protocol.TypeInputAudioBufferSpeechStarted), AudioStartMs: &ms, ItemID: id}, "")
 		})
 	}
 	if r := e.active; r != nil && r.kind == "speak" && e.sc.BargeIn == "truncate" {
@@ -600,7 +518,7 @@ func (e *engine) onSpeechEnd(now time.Duration, v vadEvent) {
 	if e.serverVAD {
 		ms := int64(v.atMs)
 		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.sh(protocol.TypeInputAudioBufferSpeechStopped), AudioEndMs: &ms}, "")
+			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.header(protocol.TypeInputAudioBufferSpeechStopped), AudioEndMs: &ms}, "")
 		})
 	}
 	if len(e.sc.TurnsMs) > 0 {
@@ -638,7 +556,7 @@ func (e *engine) onCommit(now time.Duration, ev *protocol.InputAudioBufferCommit
 		deferred = &t
 	}
 	e.sendNow(now, func(t time.Duration) []byte {
-		return e.emit(t, &protocol.InputAudioBufferCommitted{ServerHeader: e.sh(protocol.TypeInputAudioBufferCommitted),
+		return e.emit(t, &protocol.InputAudioBufferCommitted{ServerHeader: e.header(protocol.TypeInputAudioBufferCommitted),
 			PreviousItemID: prev, ItemID: id, Event: &protocol.CommitInfo{Type: "input.committed", InputCommitSeq: &seq, OverlapDeferred: deferred}}, "")
 	})
 	// Final decision: the residual unit is flushed; an unanswered user turn
@@ -676,7 +594,7 @@ func (e *engine) onAck(now time.Duration, ev *protocol.PlaybackAck) {
 	t := true
 	rid := r.id
 	e.sendNow(now, func(tt time.Duration) []byte {
-		return e.emit(tt, &protocol.PlaybackAcknowledged{ServerHeader: e.sh(protocol.TypePlaybackAcknowledged),
+		return e.emit(tt, &protocol.PlaybackAcknowledged{ServerHeader: e.header(protocol.TypePlaybackAcknowledged),
 			Event: &protocol.PlaybackAckInfo{Type: protocol.TypePlaybackAck, ResponseID: rid, PlayedMs: &played, CommittedMs: &committed, HistoryCommitted: &t}}, "")
 	})
 }
@@ -684,7 +602,7 @@ func (e *engine) onAck(now time.Duration, ev *protocol.PlaybackAck) {
 func (e *engine) listenBeat(now time.Duration, reason string) {
 	e.sendNow(now, func(t time.Duration) []byte {
 		ml, ep := true, 0
-		return e.emit(t, &protocol.ResponseListen{ServerHeader: e.sh(protocol.TypeResponseListen), SessionID: e.id, Epoch: &ep,
+		return e.emit(t, &protocol.ResponseListen{ServerHeader: e.header(protocol.TypeResponseListen), SessionID: e.id, Epoch: &ep,
 			Response: &protocol.ResponseObject{Object: "realtime.response", Status: "listening",
 				Metadata: &protocol.ResponseMetadata{Reason: reason, ModelListen: &ml}}}, "")
 	})
@@ -711,7 +629,7 @@ func (e *engine) tr(r *response, f func(t *TruthResponse)) {
 
 func (e *engine) createdFrame(t time.Duration, r *response) []byte {
 	ep := 0
-	b := e.emit(t, &protocol.ResponseCreated{ServerHeader: e.sh(protocol.TypeResponseCreated), ResponseID: r.id,
+	b := e.emit(t, &protocol.ResponseCreated{ServerHeader: e.header(protocol.TypeResponseCreated), ResponseID: r.id,
 		Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: "in_progress", StatusDetails: json.RawMessage("null"),
 			Output: []protocol.OutputItem{}, Modalities: []string{"audio", "text"},
 			Metadata: &protocol.ResponseMetadata{DuplexEvent: &protocol.DuplexEvent{Type: protocol.TypeResponseCreated, ResponseID: r.id, Epoch: &ep}}}}, r.id)
@@ -727,7 +645,7 @@ func (e *engine) startListen(now time.Duration) {
 	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) { return e.createdFrame(t, r), actNone })
 	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
 		ml, ep := true, 0
-		return e.emit(t, &protocol.ResponseListen{ServerHeader: e.sh(protocol.TypeResponseListen), SessionID: e.id, Epoch: &ep, ResponseID: r.id,
+		return e.emit(t, &protocol.ResponseListen{ServerHeader: e.header(protocol.TypeResponseListen), SessionID: e.id, Epoch: &ep, ResponseID: r.id,
 			Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: "listening",
 				Metadata: &protocol.ResponseMetadata{ModelListen: &ml}}}, r.id), actNone
 	})
@@ -736,7 +654,7 @@ func (e *engine) startListen(now time.Duration) {
 		r.state = respDone
 		ms := msOf(t)
 		e.tr(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = "completed", &ms })
-		return e.emit(t, &protocol.ResponseDone{ServerHeader: e.sh(protocol.TypeResponseDone), ResponseID: r.id,
+		return e.emit(t, &protocol.ResponseDone{ServerHeader: e.header(protocol.TypeResponseDone), ResponseID: r.id,
 			Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: "completed", StatusDetails: json.RawMessage("null"),
 				Output: []protocol.OutputItem{}, Metadata: &protocol.ResponseMetadata{ModelListen: &ml}}}, r.id), actNone
 	})
@@ -815,15 +733,15 @@ func (e *engine) startSpeak(now time.Duration) {
 	}
 	zero := 0
 	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.ConversationItemEvent{ServerHeader: e.sh(protocol.TypeConversationItemAdded), PreviousItemID: e.lastItemID,
+		return e.emit(t, &protocol.ConversationItemEvent{ServerHeader: e.header(protocol.TypeConversationItemAdded), PreviousItemID: e.lastItemID,
 			Item: item("in_progress", []protocol.ContentPart{})}, r.id), actNone
 	})
 	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.OutputItemEvent{ServerHeader: e.sh(protocol.TypeResponseOutputItemAdded), ResponseID: r.id, OutputIndex: &zero,
+		return e.emit(t, &protocol.OutputItemEvent{ServerHeader: e.header(protocol.TypeResponseOutputItemAdded), ResponseID: r.id, OutputIndex: &zero,
 			Item: item("in_progress", []protocol.ContentPart{})}, r.id), actNone
 	})
 	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.sh(protocol.TypeResponseContentPartAdded), ResponseID: r.id, ItemID: r.itemID,
+		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.header(protocol.TypeResponseContentPartAdded), ResponseID: r.id, ItemID: r.itemID,
 			OutputIndex: &zero, ContentIndex: &zero, Part: &protocol.ContentPart{Type: "audio"}}, r.id), actNone
 	})
 
@@ -953,7 +871,7 @@ func (e *engine) textFrame(t time.Duration, r *response, n int, opening, last bo
 	if e.cfg.legacy {
 		typ = protocol.TypeLegacyAudioTranscriptDelta
 	}
-	return e.emit(t, &protocol.TextDelta{ServerHeader: e.sh(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
+	return e.emit(t, &protocol.TextDelta{ServerHeader: e.header(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
 		Delta: text, Metadata: md}, r.id)
 }
 
@@ -966,7 +884,7 @@ func (e *engine) speakFrame(t time.Duration, r *response) []byte {
 	if vo := e.vllm(r, nil); vo != nil {
 		md = &protocol.EventMetadata{VLLMOmni: vo}
 	}
-	return e.emit(t, &protocol.ResponseSpeak{ServerHeader: e.sh(protocol.TypeResponseSpeak), ResponseID: r.id, ItemID: r.itemID,
+	return e.emit(t, &protocol.ResponseSpeak{ServerHeader: e.header(protocol.TypeResponseSpeak), ResponseID: r.id, ItemID: r.itemID,
 		OutputIndex: &zero, ContentIndex: &zero, Metadata: md}, r.id)
 }
 
@@ -1073,7 +991,7 @@ func (e *engine) audioFrame(t time.Duration, r *response, k int, it *item) ([]by
 		md.AudioDurationMs = &cumMs
 	}
 	zero := 0
-	d := &protocol.AudioDelta{ServerHeader: e.sh(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
+	d := &protocol.AudioDelta{ServerHeader: e.header(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
 		Format: protocol.FormatPCM16, Metadata: md}
 	if e.fault(FaultAudioField) {
 		d.Audio = "\x00pcm"
@@ -1117,21 +1035,21 @@ func (e *engine) scheduleDone(at time.Duration, r *response) {
 		})
 	}
 	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.OutputDone{ServerHeader: e.sh(audioDone), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero}, r.id)
+		return e.emit(t, &protocol.OutputDone{ServerHeader: e.header(audioDone), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero}, r.id)
 	})
 	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.OutputDone{ServerHeader: e.sh(textDone), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
+		return e.emit(t, &protocol.OutputDone{ServerHeader: e.header(textDone), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
 			Transcript: transcript()}, r.id)
 	})
 	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.sh(protocol.TypeResponseContentPartDone), ResponseID: r.id, ItemID: r.itemID,
+		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.header(protocol.TypeResponseContentPartDone), ResponseID: r.id, ItemID: r.itemID,
 			OutputIndex: &zero, ContentIndex: &zero, Part: &protocol.ContentPart{Type: "audio", Transcript: transcript()}}, r.id)
 	})
 	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.OutputItemEvent{ServerHeader: e.sh(protocol.TypeResponseOutputItemDone), ResponseID: r.id, OutputIndex: &zero, Item: final()}, r.id)
+		return e.emit(t, &protocol.OutputItemEvent{ServerHeader: e.header(protocol.TypeResponseOutputItemDone), ResponseID: r.id, OutputIndex: &zero, Item: final()}, r.id)
 	})
 	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.ConversationItemEvent{ServerHeader: e.sh(protocol.TypeConversationItemDone), Item: final()}, r.id)
+		return e.emit(t, &protocol.ConversationItemEvent{ServerHeader: e.header(protocol.TypeConversationItemDone), Item: final()}, r.id)
 	})
 	e.schedule(at, r, true, func(t time.Duration) ([]byte, action) {
 		if r.state != respActive {
@@ -1166,12 +1084,12 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 		if out == nil {
 			out = []protocol.OutputItem{}
 		}
-		b = e.emit(t, &protocol.ResponseDone{ServerHeader: e.sh(protocol.TypeResponseDone), ResponseID: r.id,
+		b = e.emit(t, &protocol.ResponseDone{ServerHeader: e.header(protocol.TypeResponseDone), ResponseID: r.id,
 			Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: status, StatusDetails: details,
 				Output: out, Metadata: &protocol.ResponseMetadata{}}}, r.id)
 	}
 	e.sendNow(t, func(tt time.Duration) []byte {
-		return e.emit(tt, &protocol.RateLimitsUpdated{ServerHeader: e.sh(protocol.TypeRateLimitsUpdated), RateLimits: []json.RawMessage{}}, "")
+		return e.emit(tt, &protocol.RateLimitsUpdated{ServerHeader: e.header(protocol.TypeRateLimitsUpdated), RateLimits: []json.RawMessage{}}, "")
 	})
 	if firstDone && e.fault(FaultErrorEvent) {
 		e.sendError(t, protocol.CodeEngineError, "simulated engine error (sim_fault=error_event)", "")
@@ -1179,7 +1097,7 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 	if firstDone && e.fault(FaultUnexpectedClose) {
 		e.schedule(t, nil, false, func(tt time.Duration) ([]byte, action) {
 			e.state = stClosed
-			f := e.emit(tt, &protocol.SessionClosed{ServerHeader: e.sh(protocol.TypeSessionClosed), SessionID: e.id, Reason: "server_shutdown",
+			f := e.emit(tt, &protocol.SessionClosed{ServerHeader: e.header(protocol.TypeSessionClosed), SessionID: e.id, Reason: "server_shutdown",
 				Event: &protocol.InternalEvent{Type: protocol.TypeSessionClosed, Reason: "server_shutdown"}}, "")
 			e.end(tt, "unexpected_close")
 			return f, actClose
@@ -1213,7 +1131,7 @@ func (e *engine) cancel(now time.Duration, r *response, reason string) {
 		if r.ttfpMs == nil {
 			return e.finish(t, r, "cancelled", reason, nil)
 		}
-		return e.emit(t, &protocol.OutputAudioBufferCleared{ServerHeader: e.sh(protocol.TypeOutputAudioBufferCleared), ResponseID: r.id}, r.id), actNone
+		return e.emit(t, &protocol.OutputAudioBufferCleared{ServerHeader: e.header(protocol.TypeOutputAudioBufferCleared), ResponseID: r.id}, r.id), actNone
 	})
 	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
 		if r.state != respActive {
