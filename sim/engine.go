@@ -5,7 +5,6 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -72,19 +71,19 @@ const (
 // client frame accepted at now; pop returns the next due output at now;
 // next tells when the next output is due. It never reads a clock.
 type engine struct {
-	cfg      *sessionConfig
-	sc       *Scenario
-	rng      *rand.Rand
-	id       string
-	idHex    string
-	model    string
-	truth    *truthRec
-	state    sessState
-	queue    outputQueue
-	seq      int
-	eventSeq uint64
-	opened   time.Duration
-	handshk  bool // created sent (or scheduled)
+	cfg        *sessionConfig
+	sc         *Scenario
+	rng        *rand.Rand
+	id         string
+	idHex      string
+	model      string
+	truth      *truthRec
+	state      sessState
+	queue      outputQueue
+	seq        int
+	eventSeq   uint64
+	opened     time.Duration
+	handshaken bool // created sent (or scheduled)
 
 	inRate, outRate int
 	inBytes         int64
@@ -92,9 +91,7 @@ type engine struct {
 	commitSeq       int
 	lastItemID      *string
 	vad             vad
-	beatUnit        int64
-	turnIdx         int
-	nextPeriodMs    int64
+	turns           turnClock
 	serverVAD       bool
 	stageMetrics    bool
 	idle            time.Duration
@@ -134,9 +131,7 @@ func newEngine(cfg *sessionConfig, id string, seed uint64, now time.Duration, tr
 		e.model = cfg.sc.Model
 	}
 	e.vad = vad{cfg: cfg.sc.VAD, rate: e.inRate}
-	if cfg.sc.PeriodMs > 0 {
-		e.nextPeriodMs = int64(cfg.sc.PeriodMs)
-	}
+	e.turns = newTurnClock(&cfg.sc)
 	truth.mu.Lock()
 	truth.t = Truth{SessionID: id, Profile: cfg.sc.Name, Faults: cfg.faults.list(), Behaviors: keys(cfg.behaviors),
 		EventNames: EventNamesCurrent, OpenedMs: msOf(now), Responses: []TruthResponse{}, Events: []TruthEvent{}}
@@ -211,7 +206,7 @@ func (e *engine) pop(now time.Duration) (output, bool) {
 		if e.state == stClosed {
 			return output{}, false
 		}
-		if e.state == stAwaiting && now >= e.opened+ConfigTimeout && !e.handshk {
+		if e.state == stAwaiting && now >= e.opened+ConfigTimeout && !e.handshaken {
 			e.state = stClosed
 			f := e.errorFrame(now, protocol.CodeConfigTimeout, "Timeout waiting for session.update", "")
 			e.end(now, "config_timeout")
@@ -253,359 +248,6 @@ func (e *engine) end(now time.Duration, reason string) {
 func (e *engine) transportEnded(now time.Duration, reason string) {
 	e.state = stClosed
 	e.end(now, reason)
-}
-
-// handle processes one client text frame accepted at now. It returns how
-// long the reader must stop reading (stalled_reader), usually 0.
-func (e *engine) handle(now time.Duration, data []byte) time.Duration {
-	if e.state == stClosed || e.closing {
-		return 0
-	}
-	e.lastInput = now
-	ev, err := protocol.Decode(data)
-	if err != nil {
-		code := protocol.CodeInvalidJSON
-		var de *protocol.DecodeError
-		if errors.As(err, &de) {
-			code = protocol.CodeBadEvent
-		}
-		e.sendError(now, code, err.Error(), clientEventID(data))
-		return 0
-	}
-	typ := protocol.ClientAlias(ev.EventType())
-	if e.state == stAwaiting && typ != protocol.TypeSessionUpdate {
-		e.sendError(now, protocol.CodeBadEvent, "the first message must be session.update, got "+ev.EventType(), clientEventID(data))
-		return 0
-	}
-	if err := ev.Validate(); err != nil {
-		e.sendError(now, protocol.CodeBadEvent, err.Error(), clientEventID(data))
-		return 0
-	}
-	switch typ {
-	case protocol.TypeSessionUpdate:
-		e.onSessionUpdate(now, ev.(*protocol.SessionUpdate))
-	case protocol.TypeInputAudioBufferAppend:
-		e.onAppend(now, ev.(*protocol.InputAudioBufferAppend))
-	case protocol.TypeInputAudioBufferCommit:
-		e.onCommit(now, ev.(*protocol.InputAudioBufferCommit))
-	case protocol.TypePlaybackAck:
-		e.onAck(now, ev.(*protocol.PlaybackAck))
-	case protocol.TypeSessionClose:
-		e.closing = true
-		e.queue, e.active, e.pending = nil, nil, false
-		e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) {
-			f := e.emit(t, &protocol.SessionClosed{ServerHeader: e.header(protocol.TypeSessionClosed), SessionID: e.id,
-				Reason: protocol.ReasonClientClose, Event: &protocol.InternalEvent{Type: protocol.TypeSessionClosed}}, "")
-			e.end(t, "client_close")
-			e.state = stClosed
-			return f, actClose
-		})
-	case protocol.TypeSessionHeartbeat:
-		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SessionStatus{ServerHeader: e.header(protocol.TypeSessionHeartbeatAck), SessionID: e.id}, "")
-		})
-	case protocol.TypeInputAudioBufferClear:
-		e.sinceCommit = 0
-		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SessionStatus{ServerHeader: e.header(protocol.TypeInputAudioBufferCleared)}, "")
-		})
-	case protocol.TypeResponseCancel, protocol.TypeOutputAudioBufferClear:
-		if e.active == nil || e.active.kind != "speak" {
-			e.sendError(now, protocol.CodeResponseNotActive, "no active response", clientEventID(data))
-			break
-		}
-		e.cancel(now, e.active, "client_cancelled")
-	case protocol.TypeResponseCreate:
-		e.turnEnd(now)
-	case protocol.TypeSessionResume:
-		e.sendError(now, "unsupported_session_resume", "the simulator does not resume sessions", clientEventID(data))
-	case protocol.TypeSessionEventAck, protocol.TypeConversationItemCreate, protocol.TypeConversationItemDelete, protocol.TypeConversationItemTrunc:
-		// accepted, nothing to do
-	default:
-		e.sendError(now, protocol.CodeUnknownEvent, "unknown event type "+ev.EventType(), clientEventID(data))
-	}
-	stall := e.stallReq
-	e.stallReq = 0
-	return stall
-}
-
-func clientEventID(data []byte) string {
-	var p struct {
-		EventID json.RawMessage `json:"event_id"`
-	}
-	var s string
-	if json.Unmarshal(data, &p) == nil && json.Unmarshal(p.EventID, &s) == nil {
-		return s
-	}
-	return ""
-}
-
-func (e *engine) onSessionUpdate(now time.Duration, ev *protocol.SessionUpdate) {
-	c := ev.Session
-	if e.handshk {
-		// Later updates are in-session config: immutable fields are
-		// rejected as the reference server does; the rest is accepted
-		// silently (session.updated is sent once).
-		switch {
-		case c.Model != "" && c.Model != e.model:
-			e.sendError(now, "model_update_unsupported", "the model cannot change within a session", ev.EventID)
-		case c.RefAudio != "":
-			e.sendError(now, "ref_audio_update_unsupported", "ref_audio cannot change within a session", ev.EventID)
-		case c.Voice != "" && e.inBytes > 0:
-			e.sendError(now, "voice_update_after_audio_unsupported", "voice cannot change after audio was appended", ev.EventID)
-		}
-		return
-	}
-	if !protocol.IsPCM16Format(c.InputAudioFormat) {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, "Unsupported input_audio_format: "+c.InputAudioFormat, ev.EventID)
-		return
-	}
-	if !protocol.IsPCM16Format(c.OutputAudioFormat) {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, "Unsupported output_audio_format: "+c.OutputAudioFormat, ev.EventID)
-		return
-	}
-	if r := c.InputRateHz(); r != 0 && r != protocol.DefaultInputRateHz {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, fmt.Sprintf("Unsupported input sample_rate_hz %d (16000 only)", r), ev.EventID)
-		return
-	}
-	if r := c.OutputRateHz(); r != 0 {
-		if r < 8000 || r > 48000 {
-			e.sendError(now, protocol.CodeUnsupportedAudioFormat, fmt.Sprintf("Unsupported output sample_rate_hz %d", r), ev.EventID)
-			return
-		}
-		e.outRate = r
-	}
-	if c.Model != "" {
-		e.model = c.Model
-	}
-	if c.IdleTimeoutS != nil && *c.IdleTimeoutS > 0 {
-		e.idle = time.Duration(min(*c.IdleTimeoutS, MaxIdleTimeout.Seconds()) * float64(time.Second))
-	}
-	e.serverVAD = c.ServerVAD()
-	switch e.sc.StageMetrics {
-	case "always":
-		e.stageMetrics = true
-	case "never":
-		e.stageMetrics = false
-	default:
-		e.stageMetrics = c.ExtraBody != nil && c.ExtraBody.ReturnStageMetrics != nil && *c.ExtraBody.ReturnStageMetrics
-	}
-	e.handshk = true
-	e.state = stOpen
-	at := now
-	if e.fault(FaultSlowHandshake) {
-		at = now + time.Duration(e.sc.HandshakeDelay)*time.Millisecond
-		e.lastInput = at
-	}
-	voice := c.Voice
-	if voice == "" {
-		voice = "default"
-	}
-	chunk := e.sc.ChunkPeriodMs
-	barge := e.sc.BargeIn == "truncate"
-	t, f := true, false
-	info := func(full bool) *protocol.SessionInfo {
-		si := &protocol.SessionInfo{ID: e.id, Model: e.model, Voice: voice, InputAudioFormat: protocol.FormatPCM16, OutputAudioFormat: protocol.FormatPCM16}
-		if full {
-			si.Object = "realtime.session"
-			si.Modalities = []string{"audio", "text"}
-			si.Capabilities = &protocol.Capabilities{ImplementationLevel: "model_native_duplex", SupportsBargeIn: &barge,
-				SupportsPlaybackAck: &t, SupportsInputAppend: &t, SupportsSessionResume: &f, ChunkPeriodMs: &chunk,
-				InputModes: []string{"append_audio_chunk"}}
-		}
-		return si
-	}
-	e.schedule(at, nil, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.SessionCreated{ServerHeader: e.header(protocol.TypeSessionCreated), Session: info(true)}, ""), actNone
-	})
-	e.schedule(at, nil, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.SessionUpdated{ServerHeader: e.header(protocol.TypeSessionUpdated), Session: info(false)}, ""), actNone
-	})
-}
-
-func (e *engine) inputMs() int64 { return e.inBytes * 1000 / int64(2*e.inRate) }
-
-func (e *engine) onAppend(now time.Duration, ev *protocol.InputAudioBufferAppend) {
-	if !protocol.IsPCM16Format(ev.AudioFormatName()) {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, "Unsupported input_audio_format: "+ev.AudioFormatName(), ev.EventID)
-		return
-	}
-	if r := ev.RateHz(); r != 0 && r != e.inRate {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, fmt.Sprintf("Unsupported sample_rate_hz %d (session input is %d)", r, e.inRate), ev.EventID)
-		return
-	}
-	b, err := protocol.DecodeAudioBase64(ev.Payload())
-	if err != nil {
-		e.sendError(now, protocol.CodeBadAudio, "input_audio_buffer.append: audio is not valid base64", ev.EventID)
-		return
-	}
-	samples, err := protocol.PCM16Samples(b)
-	if err != nil {
-		e.sendError(now, protocol.CodeBadAudio, fmt.Sprintf("input_audio_buffer.append: %d bytes is not whole PCM16 samples", len(b)), ev.EventID)
-		return
-	}
-	if !e.checkVideo(now, ev) {
-		return
-	}
-	before := e.inputMs()
-	e.inBytes += int64(len(b))
-	e.sinceCommit += int64(len(b))
-	e.noteAppend(ev)
-	after := e.inputMs()
-	for _, v := range e.vad.feed(samples) {
-		switch v.kind {
-		case vadStart:
-			e.onSpeechStart(now, v)
-		case vadEnd:
-			e.bargeArmed = false
-			e.onSpeechEnd(now, v)
-		}
-	}
-	if e.bargeArmed && e.vad.inSpeech && e.vad.spokenMs >= backchannelMs {
-		e.bargeArmed = false
-		if r := e.active; r != nil && r.kind == "speak" {
-			e.cancel(now, r, "barge_in")
-		}
-	}
-	if n := len(e.sc.TurnsMs); n > 0 {
-		for e.turnIdx < n && int64(e.sc.TurnsMs[e.turnIdx]) <= after {
-			e.turnIdx++
-			e.turnEnd(now)
-		}
-	} else if e.sc.PeriodMs > 0 {
-		for e.nextPeriodMs <= after {
-			e.nextPeriodMs += int64(e.sc.PeriodMs)
-			e.turnEnd(now)
-		}
-	}
-	if e.sc.ListenBeats {
-		unit := int64(e.sc.ChunkPeriodMs)
-		for e.beatUnit = max(e.beatUnit, before/unit); (e.beatUnit+1)*unit <= after; e.beatUnit++ {
-			if e.active == nil && !e.pending {
-				reason := "silence"
-				if e.vad.inSpeech {
-					reason = "speech"
-				}
-				e.listenBeat(now, reason)
-			}
-		}
-	}
-}
-
-func (e *engine) onSpeechStart(now time.Duration, v vadEvent) {
-	if e.serverVAD {
-		e.itemN++
-		id := fmt.Sprintf("item_in_%s_%d", e.idHex[:8], e.itemN)
-		ms := int64(v.atMs)
-		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.header(protocol.TypeInputAudioBufferSpeechStarted), AudioStartMs: &ms, ItemID: id}, "")
-		})
-	}
-	if r := e.active; r != nil && r.kind == "speak" && e.sc.BargeIn == "truncate" {
-		if e.cfg.behaviors[BehaviorIgnoresBackchannels] {
-			e.bargeArmed = true // truncate only once the speech outlasts a backchannel
-			return
-		}
-		e.cancel(now, r, "barge_in")
-	}
-}
-
-// backchannelMs is the speech length below which a user turn counts as a
-// backchannel for the ignores_backchannels behaviour (Full-Duplex-Bench: < 1 s).
-const backchannelMs = 1000
-
-func (e *engine) onSpeechEnd(now time.Duration, v vadEvent) {
-	if e.serverVAD {
-		ms := int64(v.atMs)
-		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.header(protocol.TypeInputAudioBufferSpeechStopped), AudioEndMs: &ms}, "")
-		})
-	}
-	if len(e.sc.TurnsMs) > 0 {
-		return // fixed schedule decides turns
-	}
-	if e.cfg.behaviors[BehaviorIgnoresBackchannels] && v.spokenMs < backchannelMs {
-		return
-	}
-	e.turnEnd(now)
-}
-
-// turnEnd answers a user turn now, or after the active response.
-func (e *engine) turnEnd(now time.Duration) {
-	if e.active != nil {
-		e.pending = true
-		return
-	}
-	e.startSpeak(now)
-}
-
-func (e *engine) onCommit(now time.Duration, ev *protocol.InputAudioBufferCommit) {
-	if e.sinceCommit == 0 {
-		e.sendError(now, protocol.CodeInputAudioBufferEmpty, "input_audio_buffer.commit requires a non-empty input audio buffer", ev.EventID)
-		return
-	}
-	e.sinceCommit = 0
-	e.commitSeq++
-	seq := e.commitSeq
-	prev := e.lastItemID
-	id := fmt.Sprintf("item_in_%s_c%d", e.idHex[:8], seq)
-	e.lastItemID = &id
-	var deferred *bool
-	if e.active != nil {
-		t := true
-		deferred = &t
-	}
-	e.sendNow(now, func(t time.Duration) []byte {
-		return e.emit(t, &protocol.InputAudioBufferCommitted{ServerHeader: e.header(protocol.TypeInputAudioBufferCommitted),
-			PreviousItemID: prev, ItemID: id, Event: &protocol.CommitInfo{Type: "input.committed", InputCommitSeq: &seq, OverlapDeferred: deferred}}, "")
-	})
-	// Final decision: the residual unit is flushed; an unanswered user turn
-	// (speech in progress, or pending behind the active response) or an
-	// explicit response_create gets a spoken response, anything else a
-	// terminal listen.
-	speak := e.vad.inSpeech || e.pending || (ev.ResponseCreate != nil && *ev.ResponseCreate)
-	if e.vad.inSpeech {
-		e.vad.inSpeech, e.vad.speechMs, e.vad.silentMs = false, 0, 0
-	}
-	switch {
-	case speak && e.active != nil:
-		e.pending = true
-	case speak:
-		e.startSpeak(now)
-	case e.active != nil:
-		e.pending = false
-		e.startListen(now) // a decision that does not wait for the open response
-	default:
-		e.startListen(now)
-	}
-}
-
-func (e *engine) onAck(now time.Duration, ev *protocol.PlaybackAck) {
-	r, ok := e.responses[ev.ResponseID]
-	if !ok {
-		e.sendError(now, protocol.CodePlaybackItemNotFound, "playback.ack for unknown response "+ev.ResponseID, ev.EventID)
-		return
-	}
-	played := *ev.PlayedMs
-	committed := played
-	if ev.CommittedMs != nil {
-		committed = *ev.CommittedMs
-	}
-	t := true
-	rid := r.id
-	e.sendNow(now, func(tt time.Duration) []byte {
-		return e.emit(tt, &protocol.PlaybackAcknowledged{ServerHeader: e.header(protocol.TypePlaybackAcknowledged),
-			Event: &protocol.PlaybackAckInfo{Type: protocol.TypePlaybackAck, ResponseID: rid, PlayedMs: &played, CommittedMs: &committed, HistoryCommitted: &t}}, "")
-	})
-}
-
-func (e *engine) listenBeat(now time.Duration, reason string) {
-	e.sendNow(now, func(t time.Duration) []byte {
-		ml, ep := true, 0
-		return e.emit(t, &protocol.ResponseListen{ServerHeader: e.header(protocol.TypeResponseListen), SessionID: e.id, Epoch: &ep,
-			Response: &protocol.ResponseObject{Object: "realtime.response", Status: "listening",
-				Metadata: &protocol.ResponseMetadata{Reason: reason, ModelListen: &ml}}}, "")
-	})
 }
 
 func (e *engine) newResponse(now time.Duration, kind string) *response {
