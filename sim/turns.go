@@ -92,8 +92,8 @@ func (e *engine) hear(now time.Duration, samples []int16, beforeMs, afterMs int6
 // response when barge-in truncates.
 func (e *engine) onSpeechStart(now time.Duration, v vadEvent) {
 	if e.serverVAD {
-		e.itemN++
-		id := fmt.Sprintf("item_in_%s_%d", e.idHex[:8], e.itemN)
+		e.speechItems++
+		id := fmt.Sprintf("item_in_%s_%d", e.idHex[:8], e.speechItems)
 		ms := int64(v.atMs)
 		e.sendNow(now, func(t time.Duration) []byte {
 			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.header(protocol.TypeInputAudioBufferSpeechStarted), AudioStartMs: &ms, ItemID: id}, "")
