@@ -15,26 +15,25 @@ import (
 // only under replayed_events.
 func TestHeader(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		query   string
-		wantSeq []string
-	}{
-		{"", []string{"", "", ""}},
-		{"sim_fault=replayed_events", []string{"1", "2", "3"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.query, func(t *testing.T) {
-			e := newHarness(t, mustProfile(t, ProfileTest), tc.query).e
-			for i, want := range tc.wantSeq {
-				h := e.header(protocol.TypeSessionHeartbeatAck)
-				if id := fmt.Sprintf("event_%s%016x", e.idHex, i+1); h.EventID != id || h.Type != protocol.TypeSessionHeartbeatAck {
-					t.Errorf("header %d: %+v, want event_id %s", i, h.Header, id)
-				}
-				if got := string(h.ServerEventSeq); got != want {
-					t.Errorf("header %d: server_event_seq %q, want %q", i, got, want)
-				}
+	for _, replayed := range []bool{false, true} {
+		query := ""
+		if replayed {
+			query = "sim_fault=" + FaultReplayedEvents
+		}
+		e := newHarness(t, mustProfile(t, ProfileTest), query).e
+		for i := 1; i <= 3; i++ {
+			h := e.header(protocol.TypeSessionHeartbeatAck)
+			if id := fmt.Sprintf("event_%s%016x", e.idHex, i); h.EventID != id || h.Type != protocol.TypeSessionHeartbeatAck {
+				t.Errorf("%q header %d: %+v, want event_id %s", query, i, h.Header, id)
 			}
-		})
+			want := ""
+			if replayed {
+				want = fmt.Sprint(i)
+			}
+			if got := string(h.ServerEventSeq); got != want {
+				t.Errorf("%q header %d: server_event_seq %q, want %q", query, i, got, want)
+			}
+		}
 	}
 }
 

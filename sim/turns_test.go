@@ -12,19 +12,18 @@ import (
 // is counted once, however many one append passes.
 func TestTurnClockTurnEnds(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
+	tests := map[string]struct {
 		sc     Scenario
 		clocks []int64 // input clock after each append
 		want   []int
 	}{
-		{"schedule", Scenario{TurnsMs: []int{1000, 2500, 2600}}, []int64{999, 1000, 2000, 3000, 9000}, []int{0, 1, 0, 2, 0}},
-		{"schedule beats period", Scenario{TurnsMs: []int{5000}, PeriodMs: 1000}, []int64{3000, 5000}, []int{0, 1}},
-		{"period", Scenario{PeriodMs: 3000}, []int64{2999, 3000, 5000, 12000}, []int{0, 1, 0, 3}},
-		{"neither", Scenario{}, []int64{1000, 100000}, []int{0, 0}},
+		"schedule":              {Scenario{TurnsMs: []int{1000, 2500, 2600}}, []int64{999, 1000, 2000, 3000, 9000}, []int{0, 1, 0, 2, 0}},
+		"schedule beats period": {Scenario{TurnsMs: []int{5000}, PeriodMs: 1000}, []int64{3000, 5000}, []int{0, 1}},
+		"period":                {Scenario{PeriodMs: 3000}, []int64{2999, 3000, 5000, 12000}, []int{0, 1, 0, 3}},
+		"neither":               {Scenario{}, []int64{1000, 100000}, []int{0, 0}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
 			c := newTurnClock(&tc.sc)
 			var got []int
 			for _, at := range tc.clocks {
@@ -41,19 +40,18 @@ func TestTurnClockTurnEnds(t *testing.T) {
 // boundary is never counted twice.
 func TestTurnClockBeats(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
+	tests := map[string]struct {
 		unitMs  int
 		appends [][2]int64 // before, after
 		want    []int
 	}{
-		{"200 ms appends, 1 s unit", 1000, [][2]int64{{0, 200}, {200, 400}, {400, 600}, {600, 800}, {800, 1000}, {1000, 1200}}, []int{0, 0, 0, 0, 1, 0}},
-		{"one long append", 1000, [][2]int64{{0, 3500}, {3500, 4000}}, []int{3, 1}},
-		{"80 ms unit", 80, [][2]int64{{0, 100}, {100, 200}}, []int{1, 1}},
-		{"first append late", 1000, [][2]int64{{5000, 5200}, {5200, 6100}}, []int{0, 1}},
+		"200 ms appends, 1 s unit": {1000, [][2]int64{{0, 200}, {200, 400}, {400, 600}, {600, 800}, {800, 1000}, {1000, 1200}}, []int{0, 0, 0, 0, 1, 0}},
+		"one long append":          {1000, [][2]int64{{0, 3500}, {3500, 4000}}, []int{3, 1}},
+		"80 ms unit":               {80, [][2]int64{{0, 100}, {100, 200}}, []int{1, 1}},
+		"first append late":        {1000, [][2]int64{{5000, 5200}, {5200, 6100}}, []int{0, 1}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
 			c := newTurnClock(&Scenario{ChunkPeriodMs: tc.unitMs})
 			var got []int
 			for _, a := range tc.appends {
