@@ -17,14 +17,41 @@ func (e *engine) header(typ string) protocol.ServerHeader {
 	e.eventSeq++
 	h := protocol.ServerHeader{Header: protocol.Header{Type: typ, EventID: fmt.Sprintf("event_%s%016x", e.idHex, e.eventSeq)}}
 	if e.fault(FaultReplayedEvents) {
-		e.serverSeq++
-		h.ServerEventSeq = json.RawMessage(strconv.FormatInt(e.serverSeq, 10))
+		e.replay.seq++
+		h.ServerEventSeq = json.RawMessage(strconv.FormatInt(e.replay.seq, 10))
 	}
 	return h
 }
 
 // replayCount is how many recent frames replayed_events sends again.
 const replayCount = 3
+
+// replayLog is replayed_events' state: a resuming server numbers its events
+// and, after a reconnect, sends the last ones again.
+type replayLog struct {
+	seq    int64      // server_event_seq of the last event
+	recent []replayed // the last replayCount frames
+	due    bool       // replay with the next frame kept (the current one)
+}
+
+type replayed struct {
+	frame []byte
+	ev    TruthEvent
+}
+
+// keep remembers a frame; when a replay is due it returns the frames to
+// send again, oldest first.
+func (l *replayLog) keep(r replayed) []replayed {
+	l.recent = append(l.recent, r)
+	if len(l.recent) > replayCount {
+		l.recent = l.recent[1:]
+	}
+	if !l.due {
+		return nil
+	}
+	l.due = false
+	return l.recent
+}
 
 // remember keeps the last frames for replayed_events and, once the first
 // response is done, queues them again with their original sequence numbers.
@@ -35,16 +62,7 @@ func (e *engine) remember(now time.Duration, frame []byte) {
 		last = e.truth.t.Events[n-1]
 	}
 	e.truth.mu.Unlock()
-	e.recent = append(e.recent, replayed{frame: frame, ev: last})
-	if len(e.recent) > replayCount {
-		e.recent = e.recent[1:]
-	}
-	if !e.replayDue {
-		return
-	}
-	e.replayDue = false
-	for _, r := range e.recent {
-		r := r
+	for _, r := range e.replay.keep(replayed{frame: frame, ev: last}) {
 		it := e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) {
 			ev := r.ev
 			ev.TMs, ev.Replay = msOf(t), true
@@ -55,11 +73,6 @@ func (e *engine) remember(now time.Duration, frame []byte) {
 		})
 		it.replay = true
 	}
-}
-
-type replayed struct {
-	frame []byte
-	ev    TruthEvent
 }
 
 // emit marshals ev and records it in the truth at now.

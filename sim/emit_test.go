@@ -87,7 +87,7 @@ func TestRemember(t *testing.T) {
 			if len(e.queue) != 0 {
 				t.Fatalf("%d items queued before a replay is due", len(e.queue))
 			}
-			e.replayDue = true
+			e.replay.due = true
 			e.remember(10*ms, []byte(fmt.Sprintf("f%d", tc.frames+1)))
 			var got []string
 			for len(e.queue) > 0 {
@@ -98,8 +98,8 @@ func TestRemember(t *testing.T) {
 				}
 				got = append(got, string(f))
 			}
-			if d := cmp.Diff(tc.want, got); d != "" || e.replayDue {
-				t.Errorf("replayed (-want +got):\n%s (due still %v)", d, e.replayDue)
+			if d := cmp.Diff(tc.want, got); d != "" || e.replay.due {
+				t.Errorf("replayed (-want +got):\n%s (due still %v)", d, e.replay.due)
 			}
 			for _, ev := range e.truth.t.Events {
 				if !ev.Replay || ev.TMs != 20 {
@@ -107,5 +107,36 @@ func TestRemember(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplayLogKeep: at most replayCount frames are kept; a due replay
+// returns them once.
+func TestReplayLogKeep(t *testing.T) {
+	t.Parallel()
+	var l replayLog
+	frames := func(rs []replayed) (out []string) {
+		for _, r := range rs {
+			out = append(out, string(r.frame))
+		}
+		return out
+	}
+	steps := []struct {
+		frame string
+		due   bool
+		want  []string
+	}{
+		{"a", false, nil},
+		{"b", true, []string{"a", "b"}},
+		{"c", false, nil},
+		{"d", false, nil},
+		{"e", true, []string{"c", "d", "e"}},
+		{"f", false, nil},
+	}
+	for _, s := range steps {
+		l.due = s.due
+		if d := cmp.Diff(s.want, frames(l.keep(replayed{frame: []byte(s.frame)}))); d != "" || l.due {
+			t.Errorf("keep %s (due %v): (-want +got):\n%s", s.frame, s.due, d)
+		}
 	}
 }

@@ -63,11 +63,9 @@ type engine struct {
 
 	firstSpeak  *response // the session's first spoken response (fault anchor)
 	firstDone   bool
-	closing     bool       // session.close accepted: only session.closed follows
-	serverSeq   int64      // replayed_events: server_event_seq of the last event
-	recent      []replayed // replayed_events: the last frames
-	replayDue   bool       // replayed_events: replay after the current frame
-	bargeArmed  bool       // ignores_backchannels: user speech during a response, not yet long enough to truncate
+	closing     bool      // session.close accepted: only session.closed follows
+	replay      replayLog // replayed_events
+	bargeArmed  bool      // ignores_backchannels: user speech during a response, not yet long enough to truncate
 	stallReq    time.Duration
 	speechItems int // server-VAD input items
 	// others counts the other sessions open on the simulator (contended).

@@ -339,7 +339,7 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 	firstDone := !e.firstDone && r == e.firstSpeak
 	if firstDone {
 		e.firstDone = true
-		e.replayDue = e.fault(FaultReplayedEvents)
+		e.replay.due = e.fault(FaultReplayedEvents)
 	}
 	var b []byte
 	if !(firstDone && e.fault(FaultDroppedDone)) {
