@@ -59,3 +59,27 @@ func TestParseTurnsMs(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNames(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{"a": "", "b": ""}
+	for _, tc := range []struct {
+		in      string
+		want    map[string]bool
+		wantErr string
+	}{
+		{"", map[string]bool{}, ""},
+		{"none", map[string]bool{}, ""},
+		{" a , b,a,", map[string]bool{"a": true, "b": true}, ""},
+		{"a,c", nil, `sim: unknown thing "c"`},
+	} {
+		got, err := parseNames(tc.in, docs, "thing")
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if d := cmp.Diff(tc.want, got); d != "" || gotErr != tc.wantErr {
+			t.Errorf("parseNames(%q) = %v, %v; want %v, %q", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
