@@ -63,11 +63,11 @@ type engine struct {
 
 	firstSpeak  *response // the session's first spoken response (fault anchor)
 	firstDone   bool
-	closing     bool      // session.close accepted: only session.closed follows
-	replay      replayLog // replayed_events
-	bargeArmed  bool      // ignores_backchannels: user speech during a response, not yet long enough to truncate
-	stallReq    time.Duration
-	speechItems int // server-VAD input items
+	closing     bool          // session.close accepted: only session.closed follows
+	replay      replayLog     // replayed_events
+	bargeArmed  bool          // ignores_backchannels: user speech during a response, not yet long enough to truncate
+	stall       time.Duration // stalled_reader: how long handle asks the reader to stop
+	speechItems int           // server-VAD input items
 	// others counts the other sessions open on the simulator (contended).
 	others func() int
 	video  videoState // video_frames bookkeeping (video.go)

@@ -72,8 +72,8 @@ func (e *engine) handle(now time.Duration, data []byte) time.Duration {
 	default:
 		e.sendError(now, protocol.CodeUnknownEvent, "unknown event type "+ev.EventType(), clientEventID(data))
 	}
-	stall := e.stallReq
-	e.stallReq = 0
+	stall := e.stall
+	e.stall = 0
 	return stall
 }
 

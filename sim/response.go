@@ -262,7 +262,7 @@ func (e *engine) scheduleOpening(now time.Duration, r *response) {
 		})
 	}
 	if first && e.fault(FaultStalledReader) {
-		e.stallReq = time.Duration(e.sc.StallMs) * time.Millisecond
+		e.stall = time.Duration(e.sc.StallMs) * time.Millisecond
 	}
 	item := func(status string, content []protocol.ContentPart) *protocol.OutputItem {
 		return &protocol.OutputItem{ID: r.itemID, Type: "message", Role: "assistant", Status: status, Content: content}

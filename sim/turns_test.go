@@ -63,3 +63,43 @@ func TestTurnClockBeats(t *testing.T) {
 		})
 	}
 }
+
+// TestHearListenBeats: an idle model sends one listen beat per chunk unit
+// of input, saying whether the user is speaking; a busy one sends none.
+func TestHearListenBeats(t *testing.T) {
+	t.Parallel()
+	silence := make([]int16, 16000)
+	speech := make([]int16, 16000)
+	for i := range speech {
+		speech[i] = int16(8000 * ((i/20%2)*2 - 1)) // 400 Hz square wave, −12 dBFS
+	}
+	tests := map[string]struct {
+		samples []int16
+		busy    bool
+		want    []string
+	}{
+		"silence": {silence, false, []string{"silence"}},
+		"speech":  {speech, false, []string{"speech"}},
+		"busy":    {silence, true, nil},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, mustProfile(t, ProfileMiniCPMO), "")
+			h.update(0)
+			h.runUntil(0)
+			h.out = nil
+			if tc.busy {
+				h.e.active = &response{kind: "speak"}
+			}
+			h.e.hear(ms, tc.samples, 0, 1000)
+			h.runUntil(ms)
+			var got []string
+			for _, r := range h.ofType("response.listen") {
+				got = append(got, str(r.ev, "response", "metadata", "reason"))
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("listen beats (-want +got):\n%s", d)
+			}
+		})
+	}
+}
