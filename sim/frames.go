@@ -223,8 +223,8 @@ func (e *engine) audioDelta(r *response, cumMs, sentMs float64, stage map[string
 	return d
 }
 
-// scheduleDone queues the done frames and response.done of r at at; none
-// goes once r ended otherwise (cancelled).
+// scheduleDone queues r's done frames and response.done, all due at at;
+// none goes once r was cancelled.
 func (e *engine) scheduleDone(at time.Duration, r *response) {
 	zero := 0
 	legacy := e.cfg.legacy
