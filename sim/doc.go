@@ -192,4 +192,13 @@
 // time, so a client's receive-clock interval created → first audio
 // estimates first_audio_ms − created_ms. Tests inject a ManualClock and
 // drive the engine without sleeping.
+//
+// # Code layout
+//
+// A session is an engine (engine.go): a state machine that never reads a
+// clock, its outputs waiting in an outputQueue (queue.go). input.go takes
+// client events; turns.go makes user turns from the input (vad.go and a
+// turnClock); response.go runs the model's responses; frames.go renders
+// their frames; emit.go stamps each frame and records it in the truth
+// (truth.go). server.go runs the websocket around an engine.
 package sim

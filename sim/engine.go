@@ -3,19 +3,12 @@
 package sim
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"math/rand/v2"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/protocol"
 )
 
@@ -25,89 +18,10 @@ const (
 	DefaultIdleTimeout = 300 * time.Second // when session.update names none
 )
 
-// BurstDelay is how long after the last packet's normal time the
-// delayed_burst fault sends the held-back audio of a response.
-const BurstDelay = time.Second
-
-type action int
+type sessionState int
 
 const (
-	actNone        action = iota
-	actClose              // close 1000 after the frame
-	actClosePolicy        // close 1008 after the frame
-	actDisconnect         // drop TCP without a close frame
-)
-
-// output is one frame (or action) ready to write.
-type output struct {
-	frame []byte
-	act   action
-	slow  bool // slow_writer: write in fragments
-}
-
-// item is a scheduled output; render builds it at the true emit time and
-// may return a nil frame to skip it.
-type item struct {
-	at          time.Duration
-	seq         int
-	resp        *response
-	cancellable bool
-	render      func(now time.Duration) ([]byte, action)
-
-	// prepare, when set, does the item's heavy, time-independent work; it
-	// runs on the writer goroutine outside the session lock and may only
-	// touch writer-owned state (the response's voice) and the item.
-	replay   bool // replayed_events: a frame sent again
-	prepare  func()
-	prepared bool
-	pcm      []int16
-	b64      string
-}
-
-// runPrepare runs it.prepare once.
-func (it *item) runPrepare() {
-	if it.prepare != nil && !it.prepared {
-		it.prepared = true
-		it.prepare()
-	}
-}
-
-type respState int
-
-const (
-	respActive respState = iota
-	respDone
-	respCancelled
-)
-
-type response struct {
-	id, itemID string
-	idx        int
-	kind       string // "speak" | "listen"
-	start      time.Duration
-	state      respState
-	voice      *voice
-	samples    int // total audio samples to generate
-	genSamples int // generated (incl. dropped)
-	sentBytes  int64
-	packets    int
-	words      []string
-	wordsSent  int
-	tokens     []int      // per output, the first tokenAhead
-	tokRng     *rand.Rand // draws the token counts after tokenAhead
-	seqBase    int        // packet k's items have seq seqBase+2k+1, +2k+2
-	pktAt      func(k int) time.Duration
-	perPiece   int // transcript words per piece
-	outputs    []metrics.EngineOutput
-	ttftMs     *float64
-	ttfpMs     *float64
-	tpotMs     *float64
-}
-
-type sessState int
-
-const (
-	stAwaiting sessState = iota
+	stAwaiting sessionState = iota
 	stOpen
 	stClosed
 )
@@ -116,19 +30,19 @@ const (
 // client frame accepted at now; pop returns the next due output at now;
 // next tells when the next output is due. It never reads a clock.
 type engine struct {
-	cfg     *sessionConfig
-	sc      *Scenario
-	rng     *rand.Rand
-	id      string
-	idHex   string
-	model   string
-	truth   *truthRec
-	state   sessState
-	queue   []*item
-	seq     int
-	evSeq   uint64
-	opened  time.Duration
-	handshk bool // created sent (or scheduled)
+	cfg        *sessionConfig
+	sc         *Scenario
+	rng        *rand.Rand
+	id         string
+	idHex      string
+	model      string
+	truth      *truthRec
+	state      sessionState
+	queue      outputQueue
+	seq        int
+	eventSeq   uint64
+	opened     time.Duration
+	handshaken bool // created sent (or scheduled)
 
 	inRate, outRate int
 	inBytes         int64
@@ -136,28 +50,24 @@ type engine struct {
 	commitSeq       int
 	lastItemID      *string
 	vad             vad
-	beatUnit        int64
-	turnIdx         int
-	nextPeriodMs    int64
+	turns           turnClock
 	serverVAD       bool
 	stageMetrics    bool
 	idle            time.Duration
 	lastInput       time.Duration
 
-	respN     int
-	responses map[string]*response
-	active    *response
-	pending   bool // a user turn ended while a response was active
+	responseCount int
+	responses     map[string]*response
+	active        *response
+	pending       bool // a user turn ended while a response was active
 
-	firstSpeak *response // the session's first spoken response (fault anchor)
-	firstDone  bool
-	closing    bool       // session.close accepted: only session.closed follows
-	srvSeq     int64      // replayed_events: server_event_seq of the last event
-	recent     []replayed // replayed_events: the last frames
-	replayDue  bool       // replayed_events: replay after the current frame
-	bargeArmed bool       // ignores_backchannels: user speech during a response, not yet long enough to truncate
-	stallReq   time.Duration
-	itemN      int
+	firstSpeak  *response // the session's first spoken response (fault anchor)
+	firstDone   bool
+	closing     bool          // session.close accepted: only session.closed follows
+	replay      replayLog     // replayed_events
+	bargeArmed  bool          // ignores_backchannels: user speech during a response, not yet long enough to truncate
+	stall       time.Duration // stalled_reader: how long handle asks the reader to stop
+	speechItems int           // server-VAD input items
 	// others counts the other sessions open on the simulator (contended).
 	others func() int
 	video  videoState // video_frames bookkeeping (video.go)
@@ -178,9 +88,7 @@ func newEngine(cfg *sessionConfig, id string, seed uint64, now time.Duration, tr
 		e.model = cfg.sc.Model
 	}
 	e.vad = vad{cfg: cfg.sc.VAD, rate: e.inRate}
-	if cfg.sc.PeriodMs > 0 {
-		e.nextPeriodMs = int64(cfg.sc.PeriodMs)
-	}
+	e.turns = newTurnClock(&cfg.sc)
 	truth.mu.Lock()
 	truth.t = Truth{SessionID: id, Profile: cfg.sc.Name, Faults: cfg.faults.list(), Behaviors: keys(cfg.behaviors),
 		EventNames: EventNamesCurrent, OpenedMs: msOf(now), Responses: []TruthResponse{}, Events: []TruthEvent{}}
@@ -211,13 +119,7 @@ func (e *engine) schedule(at time.Duration, r *response, cancellable bool, rende
 // scheduleSeq inserts an item with a sequence number reserved earlier.
 func (e *engine) scheduleSeq(at time.Duration, seq int, r *response, cancellable bool, render func(time.Duration) ([]byte, action)) *item {
 	it := &item{at: at, seq: seq, resp: r, cancellable: cancellable, render: render}
-	i := sort.Search(len(e.queue), func(i int) bool {
-		q := e.queue[i]
-		return q.at > at || (q.at == at && q.seq > it.seq)
-	})
-	e.queue = append(e.queue, nil)
-	copy(e.queue[i+1:], e.queue[i:])
-	e.queue[i] = it
+	e.queue.insert(it)
 	return it
 }
 
@@ -225,10 +127,10 @@ func (e *engine) scheduleSeq(at time.Duration, seq int, r *response, cancellable
 // can run its prepare step (PCM synthesis, base64) before reading the emit
 // time, keeping heavy work out of the stamp-to-write interval.
 func (e *engine) dueItem(now time.Duration) *item {
-	if e.state == stClosed || len(e.queue) == 0 || e.queue[0].at > now {
+	if e.state == stClosed {
 		return nil
 	}
-	return e.queue[0]
+	return e.queue.due(now)
 }
 
 // next returns when the next output (or deadline) is due.
@@ -261,7 +163,7 @@ func (e *engine) pop(now time.Duration) (output, bool) {
 		if e.state == stClosed {
 			return output{}, false
 		}
-		if e.state == stAwaiting && now >= e.opened+ConfigTimeout && !e.handshk {
+		if e.state == stAwaiting && now >= e.opened+ConfigTimeout && !e.handshaken {
 			e.state = stClosed
 			f := e.errorFrame(now, protocol.CodeConfigTimeout, "Timeout waiting for session.update", "")
 			e.end(now, "config_timeout")
@@ -269,15 +171,14 @@ func (e *engine) pop(now time.Duration) (output, bool) {
 		}
 		if e.state == stOpen && now >= e.lastInput+e.idle {
 			e.state = stClosed
-			f := e.emit(now, &protocol.SessionStatus{ServerHeader: e.sh(protocol.TypeSessionExpired), SessionID: e.id, Reason: "idle_timeout"}, "")
+			f := e.emit(now, &protocol.SessionStatus{ServerHeader: e.header(protocol.TypeSessionExpired), SessionID: e.id, Reason: "idle_timeout"}, "")
 			e.end(now, "idle_timeout")
 			return output{frame: f, act: actClose}, true
 		}
-		if len(e.queue) == 0 || e.queue[0].at > now {
+		if e.queue.due(now) == nil {
 			return output{}, false
 		}
-		it := e.queue[0]
-		e.queue = e.queue[1:]
+		it := e.queue.take()
 		f, act := it.render(now)
 		if f == nil && act == actNone {
 			continue
@@ -304,981 +205,4 @@ func (e *engine) end(now time.Duration, reason string) {
 func (e *engine) transportEnded(now time.Duration, reason string) {
 	e.state = stClosed
 	e.end(now, reason)
-}
-
-func (e *engine) sh(typ string) protocol.ServerHeader {
-	e.evSeq++
-	h := protocol.ServerHeader{Header: protocol.Header{Type: typ, EventID: fmt.Sprintf("event_%s%016x", e.idHex, e.evSeq)}}
-	if e.fault(FaultReplayedEvents) {
-		e.srvSeq++
-		h.ServerEventSeq = json.RawMessage(strconv.FormatInt(e.srvSeq, 10))
-	}
-	return h
-}
-
-// replayCount is how many recent frames replayed_events sends again.
-const replayCount = 3
-
-// remember keeps the last frames for replayed_events and, once the first
-// response is done, queues them again with their original sequence numbers.
-func (e *engine) remember(now time.Duration, frame []byte) {
-	e.truth.mu.Lock()
-	var last TruthEvent
-	if n := len(e.truth.t.Events); n > 0 {
-		last = e.truth.t.Events[n-1]
-	}
-	e.truth.mu.Unlock()
-	e.recent = append(e.recent, replayed{frame: frame, ev: last})
-	if len(e.recent) > replayCount {
-		e.recent = e.recent[1:]
-	}
-	if !e.replayDue {
-		return
-	}
-	e.replayDue = false
-	for _, r := range e.recent {
-		r := r
-		it := e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) {
-			ev := r.ev
-			ev.TMs, ev.Replay = msOf(t), true
-			e.truth.mu.Lock()
-			e.truth.t.addEvent(ev)
-			e.truth.mu.Unlock()
-			return r.frame, actNone
-		})
-		it.replay = true
-	}
-}
-
-type replayed struct {
-	frame []byte
-	ev    TruthEvent
-}
-
-// emit marshals ev and records it in the truth at now.
-func (e *engine) emit(now time.Duration, ev protocol.Event, respID string) []byte {
-	b, err := protocol.Marshal(ev)
-	if err != nil {
-		panic(fmt.Sprintf("sim: marshal %s: %v", ev.EventType(), err)) // our own types: cannot fail
-	}
-	e.truth.mu.Lock()
-	e.truth.t.addEvent(TruthEvent{Type: ev.EventType(), ResponseID: respID, TMs: msOf(now)})
-	e.truth.mu.Unlock()
-	return b
-}
-
-func (e *engine) errorFrame(now time.Duration, code, msg, clientEventID string) []byte {
-	var ev *protocol.ErrorEvent
-	if e.fault(FaultFlatError) {
-		ev = protocol.NewFlatError(code, msg)
-	} else {
-		ev = protocol.NewError(code, msg, clientEventID)
-	}
-	ev.ServerHeader = e.sh(protocol.TypeError)
-	return e.emit(now, ev, "")
-}
-
-// sendNow schedules a frame due now, built at its emit time.
-func (e *engine) sendNow(now time.Duration, build func(now time.Duration) []byte) {
-	e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) { return build(t), actNone })
-}
-
-func (e *engine) sendError(now time.Duration, code, msg, clientEventID string) {
-	e.sendNow(now, func(t time.Duration) []byte { return e.errorFrame(t, code, msg, clientEventID) })
-}
-
-// handle processes one client text frame accepted at now. It returns how
-// long the reader must stop reading (stalled_reader), usually 0.
-func (e *engine) handle(now time.Duration, data []byte) time.Duration {
-	if e.state == stClosed || e.closing {
-		return 0
-	}
-	e.lastInput = now
-	ev, err := protocol.Decode(data)
-	if err != nil {
-		code := protocol.CodeInvalidJSON
-		var de *protocol.DecodeError
-		if errors.As(err, &de) {
-			code = protocol.CodeBadEvent
-		}
-		e.sendError(now, code, err.Error(), clientEventID(data))
-		return 0
-	}
-	typ := protocol.ClientAlias(ev.EventType())
-	if e.state == stAwaiting && typ != protocol.TypeSessionUpdate {
-		e.sendError(now, protocol.CodeBadEvent, "the first message must be session.update, got "+ev.EventType(), clientEventID(data))
-		return 0
-	}
-	if err := ev.Validate(); err != nil {
-		e.sendError(now, protocol.CodeBadEvent, err.Error(), clientEventID(data))
-		return 0
-	}
-	switch typ {
-	case protocol.TypeSessionUpdate:
-		e.onSessionUpdate(now, ev.(*protocol.SessionUpdate))
-	case protocol.TypeInputAudioBufferAppend:
-		e.onAppend(now, ev.(*protocol.InputAudioBufferAppend))
-	case protocol.TypeInputAudioBufferCommit:
-		e.onCommit(now, ev.(*protocol.InputAudioBufferCommit))
-	case protocol.TypePlaybackAck:
-		e.onAck(now, ev.(*protocol.PlaybackAck))
-	case protocol.TypeSessionClose:
-		e.closing = true
-		e.queue, e.active, e.pending = nil, nil, false
-		e.schedule(now, nil, false, func(t time.Duration) ([]byte, action) {
-			f := e.emit(t, &protocol.SessionClosed{ServerHeader: e.sh(protocol.TypeSessionClosed), SessionID: e.id,
-				Reason: protocol.ReasonClientClose, Event: &protocol.InternalEvent{Type: protocol.TypeSessionClosed}}, "")
-			e.end(t, "client_close")
-			e.state = stClosed
-			return f, actClose
-		})
-	case protocol.TypeSessionHeartbeat:
-		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SessionStatus{ServerHeader: e.sh(protocol.TypeSessionHeartbeatAck), SessionID: e.id}, "")
-		})
-	case protocol.TypeInputAudioBufferClear:
-		e.sinceCommit = 0
-		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SessionStatus{ServerHeader: e.sh(protocol.TypeInputAudioBufferCleared)}, "")
-		})
-	case protocol.TypeResponseCancel, protocol.TypeOutputAudioBufferClear:
-		if e.active == nil || e.active.kind != "speak" {
-			e.sendError(now, protocol.CodeResponseNotActive, "no active response", clientEventID(data))
-			break
-		}
-		e.cancel(now, e.active, "client_cancelled")
-	case protocol.TypeResponseCreate:
-		e.turnEnd(now)
-	case protocol.TypeSessionResume:
-		e.sendError(now, "unsupported_session_resume", "the simulator does not resume sessions", clientEventID(data))
-	case protocol.TypeSessionEventAck, protocol.TypeConversationItemCreate, protocol.TypeConversationItemDelete, protocol.TypeConversationItemTrunc:
-		// accepted, nothing to do
-	default:
-		e.sendError(now, protocol.CodeUnknownEvent, "unknown event type "+ev.EventType(), clientEventID(data))
-	}
-	stall := e.stallReq
-	e.stallReq = 0
-	return stall
-}
-
-func clientEventID(data []byte) string {
-	var p struct {
-		EventID json.RawMessage `json:"event_id"`
-	}
-	var s string
-	if json.Unmarshal(data, &p) == nil && json.Unmarshal(p.EventID, &s) == nil {
-		return s
-	}
-	return ""
-}
-
-func (e *engine) onSessionUpdate(now time.Duration, ev *protocol.SessionUpdate) {
-	c := ev.Session
-	if e.handshk {
-		// Later updates are in-session config: immutable fields are
-		// rejected as the reference server does; the rest is accepted
-		// silently (session.updated is sent once).
-		switch {
-		case c.Model != "" && c.Model != e.model:
-			e.sendError(now, "model_update_unsupported", "the model cannot change within a session", ev.EventID)
-		case c.RefAudio != "":
-			e.sendError(now, "ref_audio_update_unsupported", "ref_audio cannot change within a session", ev.EventID)
-		case c.Voice != "" && e.inBytes > 0:
-			e.sendError(now, "voice_update_after_audio_unsupported", "voice cannot change after audio was appended", ev.EventID)
-		}
-		return
-	}
-	if !protocol.IsPCM16Format(c.InputAudioFormat) {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, "Unsupported input_audio_format: "+c.InputAudioFormat, ev.EventID)
-		return
-	}
-	if !protocol.IsPCM16Format(c.OutputAudioFormat) {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, "Unsupported output_audio_format: "+c.OutputAudioFormat, ev.EventID)
-		return
-	}
-	if r := c.InputRateHz(); r != 0 && r != protocol.DefaultInputRateHz {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, fmt.Sprintf("Unsupported input sample_rate_hz %d (16000 only)", r), ev.EventID)
-		return
-	}
-	if r := c.OutputRateHz(); r != 0 {
-		if r < 8000 || r > 48000 {
-			e.sendError(now, protocol.CodeUnsupportedAudioFormat, fmt.Sprintf("Unsupported output sample_rate_hz %d", r), ev.EventID)
-			return
-		}
-		e.outRate = r
-	}
-	if c.Model != "" {
-		e.model = c.Model
-	}
-	if c.IdleTimeoutS != nil && *c.IdleTimeoutS > 0 {
-		e.idle = time.Duration(min(*c.IdleTimeoutS, MaxIdleTimeout.Seconds()) * float64(time.Second))
-	}
-	e.serverVAD = c.ServerVAD()
-	switch e.sc.StageMetrics {
-	case "always":
-		e.stageMetrics = true
-	case "never":
-		e.stageMetrics = false
-	default:
-		e.stageMetrics = c.ExtraBody != nil && c.ExtraBody.ReturnStageMetrics != nil && *c.ExtraBody.ReturnStageMetrics
-	}
-	e.handshk = true
-	e.state = stOpen
-	at := now
-	if e.fault(FaultSlowHandshake) {
-		at = now + time.Duration(e.sc.HandshakeDelay)*time.Millisecond
-		e.lastInput = at
-	}
-	voice := c.Voice
-	if voice == "" {
-		voice = "default"
-	}
-	chunk := e.sc.ChunkPeriodMs
-	barge := e.sc.BargeIn == "truncate"
-	t, f := true, false
-	info := func(full bool) *protocol.SessionInfo {
-		si := &protocol.SessionInfo{ID: e.id, Model: e.model, Voice: voice, InputAudioFormat: protocol.FormatPCM16, OutputAudioFormat: protocol.FormatPCM16}
-		if full {
-			si.Object = "realtime.session"
-			si.Modalities = []string{"audio", "text"}
-			si.Capabilities = &protocol.Capabilities{ImplementationLevel: "model_native_duplex", SupportsBargeIn: &barge,
-				SupportsPlaybackAck: &t, SupportsInputAppend: &t, SupportsSessionResume: &f, ChunkPeriodMs: &chunk,
-				InputModes: []string{"append_audio_chunk"}}
-		}
-		return si
-	}
-	e.schedule(at, nil, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.SessionCreated{ServerHeader: e.sh(protocol.TypeSessionCreated), Session: info(true)}, ""), actNone
-	})
-	e.schedule(at, nil, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.SessionUpdated{ServerHeader: e.sh(protocol.TypeSessionUpdated), Session: info(false)}, ""), actNone
-	})
-}
-
-func (e *engine) inputMs() int64 { return e.inBytes * 1000 / int64(2*e.inRate) }
-
-func (e *engine) onAppend(now time.Duration, ev *protocol.InputAudioBufferAppend) {
-	if !protocol.IsPCM16Format(ev.AudioFormatName()) {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, "Unsupported input_audio_format: "+ev.AudioFormatName(), ev.EventID)
-		return
-	}
-	if r := ev.RateHz(); r != 0 && r != e.inRate {
-		e.sendError(now, protocol.CodeUnsupportedAudioFormat, fmt.Sprintf("Unsupported sample_rate_hz %d (session input is %d)", r, e.inRate), ev.EventID)
-		return
-	}
-	b, err := protocol.DecodeAudioBase64(ev.Payload())
-	if err != nil {
-		e.sendError(now, protocol.CodeBadAudio, "input_audio_buffer.append: audio is not valid base64", ev.EventID)
-		return
-	}
-	samples, err := protocol.PCM16Samples(b)
-	if err != nil {
-		e.sendError(now, protocol.CodeBadAudio, fmt.Sprintf("input_audio_buffer.append: %d bytes is not whole PCM16 samples", len(b)), ev.EventID)
-		return
-	}
-	if !e.checkVideo(now, ev) {
-		return
-	}
-	before := e.inputMs()
-	e.inBytes += int64(len(b))
-	e.sinceCommit += int64(len(b))
-	e.noteAppend(ev)
-	after := e.inputMs()
-	for _, v := range e.vad.feed(samples) {
-		switch v.kind {
-		case vadStart:
-			e.onSpeechStart(now, v)
-		case vadEnd:
-			e.bargeArmed = false
-			e.onSpeechEnd(now, v)
-		}
-	}
-	if e.bargeArmed && e.vad.inSpeech && e.vad.spokenMs >= backchannelMs {
-		e.bargeArmed = false
-		if r := e.active; r != nil && r.kind == "speak" {
-			e.cancel(now, r, "barge_in")
-		}
-	}
-	if n := len(e.sc.TurnsMs); n > 0 {
-		for e.turnIdx < n && int64(e.sc.TurnsMs[e.turnIdx]) <= after {
-			e.turnIdx++
-			e.turnEnd(now)
-		}
-	} else if e.sc.PeriodMs > 0 {
-		for e.nextPeriodMs <= after {
-			e.nextPeriodMs += int64(e.sc.PeriodMs)
-			e.turnEnd(now)
-		}
-	}
-	if e.sc.ListenBeats {
-		unit := int64(e.sc.ChunkPeriodMs)
-		for e.beatUnit = max(e.beatUnit, before/unit); (e.beatUnit+1)*unit <= after; e.beatUnit++ {
-			if e.active == nil && !e.pending {
-				reason := "silence"
-				if e.vad.inSpeech {
-					reason = "speech"
-				}
-				e.listenBeat(now, reason)
-			}
-		}
-	}
-}
-
-func (e *engine) onSpeechStart(now time.Duration, v vadEvent) {
-	if e.serverVAD {
-		e.itemN++
-		id := fmt.Sprintf("item_in_%s_%d", e.idHex[:8], e.itemN)
-		ms := int64(v.atMs)
-		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.sh(protocol.TypeInputAudioBufferSpeechStarted), AudioStartMs: &ms, ItemID: id}, "")
-		})
-	}
-	if r := e.active; r != nil && r.kind == "speak" && e.sc.BargeIn == "truncate" {
-		if e.cfg.behaviors[BehaviorIgnoresBackchannels] {
-			e.bargeArmed = true // truncate only once the speech outlasts a backchannel
-			return
-		}
-		e.cancel(now, r, "barge_in")
-	}
-}
-
-// backchannelMs is the speech length below which a user turn counts as a
-// backchannel for the ignores_backchannels behaviour (Full-Duplex-Bench: < 1 s).
-const backchannelMs = 1000
-
-func (e *engine) onSpeechEnd(now time.Duration, v vadEvent) {
-	if e.serverVAD {
-		ms := int64(v.atMs)
-		e.sendNow(now, func(t time.Duration) []byte {
-			return e.emit(t, &protocol.SpeechEvent{ServerHeader: e.sh(protocol.TypeInputAudioBufferSpeechStopped), AudioEndMs: &ms}, "")
-		})
-	}
-	if len(e.sc.TurnsMs) > 0 {
-		return // fixed schedule decides turns
-	}
-	if e.cfg.behaviors[BehaviorIgnoresBackchannels] && v.spokenMs < backchannelMs {
-		return
-	}
-	e.turnEnd(now)
-}
-
-// turnEnd answers a user turn now, or after the active response.
-func (e *engine) turnEnd(now time.Duration) {
-	if e.active != nil {
-		e.pending = true
-		return
-	}
-	e.startSpeak(now)
-}
-
-func (e *engine) onCommit(now time.Duration, ev *protocol.InputAudioBufferCommit) {
-	if e.sinceCommit == 0 {
-		e.sendError(now, protocol.CodeInputAudioBufferEmpty, "input_audio_buffer.commit requires a non-empty input audio buffer", ev.EventID)
-		return
-	}
-	e.sinceCommit = 0
-	e.commitSeq++
-	seq := e.commitSeq
-	prev := e.lastItemID
-	id := fmt.Sprintf("item_in_%s_c%d", e.idHex[:8], seq)
-	e.lastItemID = &id
-	var deferred *bool
-	if e.active != nil {
-		t := true
-		deferred = &t
-	}
-	e.sendNow(now, func(t time.Duration) []byte {
-		return e.emit(t, &protocol.InputAudioBufferCommitted{ServerHeader: e.sh(protocol.TypeInputAudioBufferCommitted),
-			PreviousItemID: prev, ItemID: id, Event: &protocol.CommitInfo{Type: "input.committed", InputCommitSeq: &seq, OverlapDeferred: deferred}}, "")
-	})
-	// Final decision: the residual unit is flushed; an unanswered user turn
-	// (speech in progress, or pending behind the active response) or an
-	// explicit response_create gets a spoken response, anything else a
-	// terminal listen.
-	speak := e.vad.inSpeech || e.pending || (ev.ResponseCreate != nil && *ev.ResponseCreate)
-	if e.vad.inSpeech {
-		e.vad.inSpeech, e.vad.speechMs, e.vad.silentMs = false, 0, 0
-	}
-	switch {
-	case speak && e.active != nil:
-		e.pending = true
-	case speak:
-		e.startSpeak(now)
-	case e.active != nil:
-		e.pending = false
-		e.startListen(now) // a decision that does not wait for the open response
-	default:
-		e.startListen(now)
-	}
-}
-
-func (e *engine) onAck(now time.Duration, ev *protocol.PlaybackAck) {
-	r, ok := e.responses[ev.ResponseID]
-	if !ok {
-		e.sendError(now, protocol.CodePlaybackItemNotFound, "playback.ack for unknown response "+ev.ResponseID, ev.EventID)
-		return
-	}
-	played := *ev.PlayedMs
-	committed := played
-	if ev.CommittedMs != nil {
-		committed = *ev.CommittedMs
-	}
-	t := true
-	rid := r.id
-	e.sendNow(now, func(tt time.Duration) []byte {
-		return e.emit(tt, &protocol.PlaybackAcknowledged{ServerHeader: e.sh(protocol.TypePlaybackAcknowledged),
-			Event: &protocol.PlaybackAckInfo{Type: protocol.TypePlaybackAck, ResponseID: rid, PlayedMs: &played, CommittedMs: &committed, HistoryCommitted: &t}}, "")
-	})
-}
-
-func (e *engine) listenBeat(now time.Duration, reason string) {
-	e.sendNow(now, func(t time.Duration) []byte {
-		ml, ep := true, 0
-		return e.emit(t, &protocol.ResponseListen{ServerHeader: e.sh(protocol.TypeResponseListen), SessionID: e.id, Epoch: &ep,
-			Response: &protocol.ResponseObject{Object: "realtime.response", Status: "listening",
-				Metadata: &protocol.ResponseMetadata{Reason: reason, ModelListen: &ml}}}, "")
-	})
-}
-
-func (e *engine) newResponse(now time.Duration, kind string) *response {
-	e.respN++
-	id := fmt.Sprintf("resp_%s_%d", e.idHex[:8], e.respN)
-	r := &response{id: id, itemID: "item_" + id, idx: e.respN - 1, kind: kind, start: now}
-	e.responses[id] = r
-	e.active = r
-	e.truth.mu.Lock()
-	e.truth.t.Responses = append(e.truth.t.Responses, TruthResponse{ResponseID: id, Kind: kind, Status: "in_progress", StartMs: msOf(now)})
-	e.truth.mu.Unlock()
-	return r
-}
-
-// tr runs f on r's truth row under the truth lock.
-func (e *engine) tr(r *response, f func(t *TruthResponse)) {
-	e.truth.mu.Lock()
-	defer e.truth.mu.Unlock()
-	f(&e.truth.t.Responses[r.idx])
-}
-
-func (e *engine) createdFrame(t time.Duration, r *response) []byte {
-	ep := 0
-	b := e.emit(t, &protocol.ResponseCreated{ServerHeader: e.sh(protocol.TypeResponseCreated), ResponseID: r.id,
-		Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: "in_progress", StatusDetails: json.RawMessage("null"),
-			Output: []protocol.OutputItem{}, Modalities: []string{"audio", "text"},
-			Metadata: &protocol.ResponseMetadata{DuplexEvent: &protocol.DuplexEvent{Type: protocol.TypeResponseCreated, ResponseID: r.id, Epoch: &ep}}}}, r.id)
-	ms := msOf(t)
-	e.tr(r, func(tr *TruthResponse) { tr.CreatedMs = &ms })
-	return b
-}
-
-func (e *engine) startListen(now time.Duration) {
-	prevActive := e.active
-	r := e.newResponse(now, "listen")
-	e.active = prevActive // a listen decision never blocks speaking responses
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) { return e.createdFrame(t, r), actNone })
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		ml, ep := true, 0
-		return e.emit(t, &protocol.ResponseListen{ServerHeader: e.sh(protocol.TypeResponseListen), SessionID: e.id, Epoch: &ep, ResponseID: r.id,
-			Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: "listening",
-				Metadata: &protocol.ResponseMetadata{ModelListen: &ml}}}, r.id), actNone
-	})
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		ml := true
-		r.state = respDone
-		ms := msOf(t)
-		e.tr(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = "completed", &ms })
-		return e.emit(t, &protocol.ResponseDone{ServerHeader: e.sh(protocol.TypeResponseDone), ResponseID: r.id,
-			Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: "completed", StatusDetails: json.RawMessage("null"),
-				Output: []protocol.OutputItem{}, Metadata: &protocol.ResponseMetadata{ModelListen: &ml}}}, r.id), actNone
-	})
-}
-
-var sentences = []string{
-	"Sure, the red cup is on the left side of the table.",
-	"I think that sounds like a good plan for the afternoon.",
-	"Let me check that for you, it should only take a moment.",
-	"The weather tomorrow looks mostly sunny with a light breeze.",
-	"That is an interesting question, and the short answer is yes.",
-	"You can find the station two blocks north of the museum.",
-	"Okay, I have noted that down and will remind you later.",
-	"Honestly, I would pick the second option, it is simpler.",
-}
-
-func (e *engine) startSpeak(now time.Duration) {
-	sc := e.sc
-	r := e.newResponse(now, "speak")
-	ttfp := clampMs(sc.TTFPMs.Sample(e.rng), MaxTTFPMs)
-	var ttft float64
-	if sc.TTFTMs != nil {
-		ttft = clampMs(sc.TTFTMs.Sample(e.rng), MaxTTFPMs)
-	} else {
-		ttft = clampMs(ttfp-sc.TextLeadMs.Sample(e.rng), MaxTTFPMs)
-	}
-	if e.cfg.behaviors[BehaviorSlowTakeover] {
-		ttfp, ttft = ttfp+1500, ttft+1500
-	}
-	if e.cfg.behaviors[BehaviorContended] && e.others != nil {
-		extra := float64(ContendedMsPerSession * e.others())
-		ttfp, ttft = ttfp+extra, ttft+extra
-	}
-	if v := e.takeVideoCost(); v > 0 {
-		ttfp, ttft = ttfp+v, ttft+v
-	}
-	lengthMs := math.Max(10, math.Round(clampMs(sc.ResponseMs.Sample(e.rng), MaxResponseMs)/10)*10)
-	r.samples = int(lengthMs) * e.outRate / 1000
-	pktSamples := sc.PacketMs * e.outRate / 1000
-	r.packets = (r.samples + pktSamples - 1) / pktSamples
-	r.voice = newVoice(e.outRate, rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64())))
-	r.words = strings.Fields(sentences[e.rng.IntN(len(sentences))])
-	// Token counts of the first tokenAhead packets are drawn now (as the
-	// scenario's stream always did); a longer response draws the rest from
-	// its own generator, so memory stays flat whatever the length.
-	for k := 0; k < min(r.packets, tokenAhead); k++ {
-		r.tokens = append(r.tokens, max(1, int(math.Round(sc.TokensPerOut.Sample(e.rng)))))
-	}
-	if r.packets > tokenAhead {
-		r.tokRng = rand.New(rand.NewPCG(e.rng.Uint64(), e.rng.Uint64()))
-	}
-	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-	step := time.Duration(float64(sc.PacketMs) * sc.RTF * float64(time.Millisecond))
-	firstAudio := now + ms(ttfp)
-	lastAudio := firstAudio + time.Duration(r.packets-1)*step
-	textAt := min(now+ms(ttft), lastAudio)
-
-	// Opening group at the request start.
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		return e.createdFrame(t, r), actNone
-	})
-	first := e.firstSpeak == nil
-	if first {
-		e.firstSpeak = r
-	}
-	if first && e.fault(FaultMalformedJSON) {
-		e.schedule(now, r, false, func(time.Duration) ([]byte, action) {
-			return []byte(`{"type":"response.output_audio.delta","response_id":"` + r.id + `","delta":"AAAA`), actNone
-		})
-	}
-	if first && e.fault(FaultStalledReader) {
-		e.stallReq = time.Duration(sc.StallMs) * time.Millisecond
-	}
-	item := func(status string, content []protocol.ContentPart) *protocol.OutputItem {
-		return &protocol.OutputItem{ID: r.itemID, Type: "message", Role: "assistant", Status: status, Content: content}
-	}
-	zero := 0
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.ConversationItemEvent{ServerHeader: e.sh(protocol.TypeConversationItemAdded), PreviousItemID: e.lastItemID,
-			Item: item("in_progress", []protocol.ContentPart{})}, r.id), actNone
-	})
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.OutputItemEvent{ServerHeader: e.sh(protocol.TypeResponseOutputItemAdded), ResponseID: r.id, OutputIndex: &zero,
-			Item: item("in_progress", []protocol.ContentPart{})}, r.id), actNone
-	})
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.sh(protocol.TypeResponseContentPartAdded), ResponseID: r.id, ItemID: r.itemID,
-			OutputIndex: &zero, ContentIndex: &zero, Part: &protocol.ContentPart{Type: "audio"}}, r.id), actNone
-	})
-
-	perPiece := (len(r.words) + r.packets) / (r.packets + 1)
-	e.schedule(textAt, r, true, func(t time.Duration) ([]byte, action) { return e.textFrame(t, r, perPiece, true, false), actNone })
-	e.schedule(firstAudio, r, true, func(t time.Duration) ([]byte, action) { return e.speakFrame(t, r), actNone })
-	// delayed_burst: packets 2…N are held back and sent together
-	// BurstDelay after the last packet's normal time (response.done follows).
-	burstAt, doneAt := lastAudio, lastAudio
-	if e.fault(FaultDelayedBurst) && r.packets > 1 {
-		burstAt = lastAudio + BurstDelay
-		doneAt = burstAt
-	}
-	// Packets are scheduled one at a time (packet k queues k+1 when it
-	// renders), with sequence numbers reserved now: the order of equal-time
-	// items is the one scheduling them all up front would give, and the
-	// queue holds O(1) items whatever the response length.
-	r.seqBase = e.seq
-	e.seq += 2 * r.packets
-	r.pktAt = func(k int) time.Duration {
-		if k > 0 && e.fault(FaultDelayedBurst) {
-			return burstAt
-		}
-		return firstAudio + time.Duration(k)*step
-	}
-	r.perPiece = perPiece
-	e.schedulePacket(r, 0)
-	e.scheduleDone(doneAt, r)
-}
-
-// clampMs bounds a drawn time to [0, hi] (NaN → 0): scenario
-// distributions have unbounded tails.
-func clampMs(v, hi float64) float64 {
-	if !(v > 0) {
-		return 0
-	}
-	return math.Min(v, hi)
-}
-
-// tokenAhead is how many packets' token counts a response draws at its start.
-const tokenAhead = 1024
-
-// tokensOf returns packet k's stage-0 token count.
-func (e *engine) tokensOf(r *response, k int) int {
-	if k < len(r.tokens) {
-		return r.tokens[k]
-	}
-	if r.tokRng == nil {
-		return 1
-	}
-	return max(1, int(math.Round(e.sc.TokensPerOut.Sample(r.tokRng))))
-}
-
-// schedulePacket queues packet k of r (its audio delta and the transcript
-// piece after it) with the sequence numbers reserved for them.
-func (e *engine) schedulePacket(r *response, k int) {
-	if k >= r.packets {
-		return
-	}
-	at := r.pktAt(k)
-	it := e.scheduleSeq(at, r.seqBase+2*k+1, r, true, nil)
-	it.prepare = func() { e.prepareAudio(it, r) }
-	it.render = func(t time.Duration) ([]byte, action) {
-		if r.state == respActive {
-			e.schedulePacket(r, k+1)
-		}
-		return e.audioFrame(t, r, k, it)
-	}
-	e.scheduleSeq(at, r.seqBase+2*k+2, r, true, func(t time.Duration) ([]byte, action) {
-		return e.textFrame(t, r, r.perPiece, false, k == r.packets-1), actNone
-	})
-}
-
-// rrm builds response_request_metrics with the keys known so far (nil when none).
-func (e *engine) rrm(r *response) *protocol.RequestMetrics {
-	if e.fault(FaultNoRequestMetrics) || (r.ttftMs == nil && r.ttfpMs == nil) {
-		return nil
-	}
-	return &protocol.RequestMetrics{Source: protocol.SourceServerMonotonic,
-		MeasurementOrigin: &protocol.MeasurementOrigin{TTFT: protocol.OriginTTFT, TTFP: protocol.OriginTTFP},
-		TTFTMs:            r.ttftMs, TTFPMs: r.ttfpMs}
-}
-
-func (e *engine) vllm(r *response, stage map[string]*protocol.StageMetrics) *protocol.VLLMOmni {
-	m := e.rrm(r)
-	if m == nil && stage == nil {
-		return nil
-	}
-	return &protocol.VLLMOmni{ResponseRequestMetrics: m, StageMetrics: stage}
-}
-
-// textFrame renders a transcript piece of n words: the opening piece at
-// TTFT, or the piece after an audio packet (held back until the opening
-// piece went out, except the last, which carries every remaining word).
-func (e *engine) textFrame(t time.Duration, r *response, n int, opening, last bool) []byte {
-	if r.state != respActive || r.wordsSent >= len(r.words) {
-		return nil
-	}
-	first := r.ttftMs == nil
-	if first && !opening && !last {
-		return nil
-	}
-	end := min(len(r.words), r.wordsSent+max(1, n))
-	if last {
-		end = len(r.words)
-	}
-	if end <= r.wordsSent {
-		return nil
-	}
-	text := strings.Join(r.words[r.wordsSent:end], " ")
-	if r.wordsSent > 0 {
-		text = " " + text
-	}
-	r.wordsSent = end
-	var md *protocol.EventMetadata
-	if first {
-		v := msOf(t - r.start)
-		r.ttftMs = &v
-		ms := msOf(t)
-		e.tr(r, func(tr *TruthResponse) { tr.FirstTextMs, tr.TTFTMs = &ms, &v })
-		if vo := e.vllm(r, nil); vo != nil {
-			md = &protocol.EventMetadata{VLLMOmni: vo}
-		}
-	}
-	zero := 0
-	typ := protocol.TypeResponseOutputAudioTranscriptDelta
-	if e.cfg.legacy {
-		typ = protocol.TypeLegacyAudioTranscriptDelta
-	}
-	return e.emit(t, &protocol.TextDelta{ServerHeader: e.sh(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
-		Delta: text, Metadata: md}, r.id)
-}
-
-func (e *engine) speakFrame(t time.Duration, r *response) []byte {
-	if r.state != respActive {
-		return nil
-	}
-	zero := 0
-	var md *protocol.EventMetadata
-	if vo := e.vllm(r, nil); vo != nil {
-		md = &protocol.EventMetadata{VLLMOmni: vo}
-	}
-	return e.emit(t, &protocol.ResponseSpeak{ServerHeader: e.sh(protocol.TypeResponseSpeak), ResponseID: r.id, ItemID: r.itemID,
-		OutputIndex: &zero, ContentIndex: &zero, Metadata: md}, r.id)
-}
-
-// prepareAudio synthesises the next packet of r. Packets of a response
-// render in queue order, so r.genSamples is the count before this packet.
-func (e *engine) prepareAudio(it *item, r *response) {
-	if r.voice == nil {
-		return // finished response: nothing to synthesise
-	}
-	pkt := e.sc.PacketMs * e.outRate / 1000
-	n := max(0, min(pkt, r.samples-r.genSamples))
-	it.pcm = make([]int16, n)
-	r.voice.fill(it.pcm)
-	it.b64 = protocol.EncodePCM16(it.pcm)
-}
-
-// payloadMark stands in for the base64 payload while marshalling; the
-// payload needs no JSON escaping and is spliced in afterwards.
-const payloadMark = `\u0000pcm`
-
-// splice replaces the payload mark in frame with payload.
-func splice(frame []byte, payload string) []byte {
-	i := bytes.Index(frame, []byte(payloadMark))
-	if i < 0 {
-		return frame
-	}
-	out := make([]byte, 0, len(frame)+len(payload))
-	out = append(out, frame[:i]...)
-	out = append(out, payload...)
-	return append(out, frame[i+len(payloadMark):]...)
-}
-
-func (e *engine) audioFrame(t time.Duration, r *response, k int, it *item) ([]byte, action) {
-	if r.state != respActive {
-		return nil, actNone
-	}
-	it.runPrepare()
-	samples := it.pcm
-	n := len(samples)
-	r.genSamples += n
-	cumMs := float64(int64(r.genSamples) * 1000 / int64(e.outRate))
-	if k == 1 && r == e.firstSpeak && e.fault(FaultDroppedEvent) {
-		return nil, actNone // generated, counted in audio_duration_ms, never sent
-	}
-	r.sentBytes += int64(2 * n)
-	ms := msOf(t)
-	first := r.ttfpMs == nil
-	if first {
-		v := msOf(t - r.start)
-		r.ttfpMs = &v
-	}
-	var stage map[string]*protocol.StageMetrics
-	if e.stageMetrics {
-		r.outputs = append(r.outputs, metrics.EngineOutput{TMs: ms, NewTokens: e.tokensOf(r, k)})
-		res := metrics.EngineTPOT(r.outputs)
-		tpot := res.TPOTMs
-		r.tpotMs = &tpot
-		itl := 0.0
-		for _, v := range res.ITLsMs {
-			itl += v
-		}
-		if len(res.ITLsMs) > 0 {
-			itl /= float64(len(res.ITLsMs))
-		}
-		ttft := *r.ttfpMs
-		itls := append([]float64{}, res.ITLsMs...)
-		nt := res.NumTokensOut
-		stage = map[string]*protocol.StageMetrics{"0": {NumTokensOut: &nt, VLLMTTFTMs: &ttft, VLLMTPOTMs: &tpot, VLLMITLMs: &itl, VLLMITLsMs: itls}}
-	}
-	sentMs := protocol.AudioMs(r.sentBytes, e.outRate)
-	outRate := e.outRate
-	e.tr(r, func(tr *TruthResponse) {
-		if first {
-			tr.FirstAudioMs, tr.TTFPMs = &ms, r.ttfpMs
-		}
-		tr.LastAudioMs = &ms
-		tr.AudioMs = sentMs
-		tr.AudioPackets++
-		if r.tpotMs != nil {
-			tr.TPOTMs = r.tpotMs
-			tr.NumTokensOut = 0
-			for _, o := range r.outputs {
-				tr.NumTokensOut += o.NewTokens
-			}
-		}
-		if tr.CreatedMs != nil && sentMs > 0 {
-			rtf := (ms - *tr.CreatedMs) / sentMs
-			tr.RTF = &rtf
-		}
-	})
-	typ := protocol.TypeResponseOutputAudioDelta
-	if e.cfg.legacy || e.fault(FaultLegacyAudio) {
-		typ = protocol.TypeLegacyAudioDelta
-	}
-	t1, f1 := true, false
-	last := r.genSamples >= r.samples
-	eot := &f1
-	if last {
-		eot = &t1
-	}
-	md := &protocol.EventMetadata{EndOfTurn: eot, ModelSpeak: &t1,
-		Playback: &protocol.PlaybackCursor{GeneratedMs: cumMs, SentMs: sentMs}, VLLMOmni: e.vllm(r, stage)}
-	if !e.fault(FaultNoAudioDuration) {
-		md.AudioDurationMs = &cumMs
-	}
-	zero := 0
-	d := &protocol.AudioDelta{ServerHeader: e.sh(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
-		Format: protocol.FormatPCM16, Metadata: md}
-	if e.fault(FaultAudioField) {
-		d.Audio = "\x00pcm"
-	} else {
-		d.Delta = "\x00pcm"
-	}
-	if !e.fault(FaultNoSampleRate) {
-		d.SampleRateHz = &outRate
-	}
-	b := splice(e.emit(t, d, r.id), it.b64)
-	if k == 1 && r == e.firstSpeak && e.fault(FaultDisconnectMidResponse) {
-		e.state = stClosed
-		e.end(t, "disconnect")
-		return b, actDisconnect
-	}
-	return b, actNone
-}
-
-func (e *engine) scheduleDone(at time.Duration, r *response) {
-	zero := 0
-	legacy := e.cfg.legacy
-	audioDone := protocol.TypeResponseOutputAudioDone
-	textDone := protocol.TypeResponseOutputAudioTranscriptDone
-	if legacy || e.fault(FaultLegacyAudio) {
-		audioDone = protocol.TypeLegacyAudioDone
-	}
-	if legacy {
-		textDone = protocol.TypeLegacyAudioTranscriptDone
-	}
-	transcript := func() string { return strings.Join(r.words, " ") }
-	final := func() *protocol.OutputItem {
-		return &protocol.OutputItem{ID: r.itemID, Type: "message", Role: "assistant", Status: "completed",
-			Content: []protocol.ContentPart{{Type: "output_audio", Transcript: transcript()}}}
-	}
-	add := func(f func(t time.Duration) []byte) {
-		e.schedule(at, r, true, func(t time.Duration) ([]byte, action) {
-			if r.state != respActive {
-				return nil, actNone
-			}
-			return f(t), actNone
-		})
-	}
-	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.OutputDone{ServerHeader: e.sh(audioDone), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero}, r.id)
-	})
-	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.OutputDone{ServerHeader: e.sh(textDone), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
-			Transcript: transcript()}, r.id)
-	})
-	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.sh(protocol.TypeResponseContentPartDone), ResponseID: r.id, ItemID: r.itemID,
-			OutputIndex: &zero, ContentIndex: &zero, Part: &protocol.ContentPart{Type: "audio", Transcript: transcript()}}, r.id)
-	})
-	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.OutputItemEvent{ServerHeader: e.sh(protocol.TypeResponseOutputItemDone), ResponseID: r.id, OutputIndex: &zero, Item: final()}, r.id)
-	})
-	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.ConversationItemEvent{ServerHeader: e.sh(protocol.TypeConversationItemDone), Item: final()}, r.id)
-	})
-	e.schedule(at, r, true, func(t time.Duration) ([]byte, action) {
-		if r.state != respActive {
-			return nil, actNone
-		}
-		return e.finish(t, r, "completed", "", []protocol.OutputItem{*final()})
-	})
-}
-
-// finish renders response.done (and what follows it) and frees the model.
-func (e *engine) finish(t time.Duration, r *response, status, reason string, out []protocol.OutputItem) ([]byte, action) {
-	if status == "completed" {
-		r.state = respDone
-	} else {
-		r.state = respCancelled
-	}
-	if e.active == r {
-		e.active = nil
-	}
-	r.voice, r.tokens, r.tokRng, r.outputs, r.pktAt = nil, nil, nil, nil, nil // free per-response generation state
-	firstDone := !e.firstDone && r == e.firstSpeak
-	if firstDone {
-		e.firstDone = true
-		e.replayDue = e.fault(FaultReplayedEvents)
-	}
-	var b []byte
-	if !(firstDone && e.fault(FaultDroppedDone)) {
-		details := json.RawMessage("null")
-		if reason != "" {
-			details, _ = json.Marshal(protocol.StatusDetails{Type: "cancelled", Reason: reason})
-		}
-		if out == nil {
-			out = []protocol.OutputItem{}
-		}
-		b = e.emit(t, &protocol.ResponseDone{ServerHeader: e.sh(protocol.TypeResponseDone), ResponseID: r.id,
-			Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: status, StatusDetails: details,
-				Output: out, Metadata: &protocol.ResponseMetadata{}}}, r.id)
-	}
-	e.sendNow(t, func(tt time.Duration) []byte {
-		return e.emit(tt, &protocol.RateLimitsUpdated{ServerHeader: e.sh(protocol.TypeRateLimitsUpdated), RateLimits: []json.RawMessage{}}, "")
-	})
-	if firstDone && e.fault(FaultErrorEvent) {
-		e.sendError(t, protocol.CodeEngineError, "simulated engine error (sim_fault=error_event)", "")
-	}
-	if firstDone && e.fault(FaultUnexpectedClose) {
-		e.schedule(t, nil, false, func(tt time.Duration) ([]byte, action) {
-			e.state = stClosed
-			f := e.emit(tt, &protocol.SessionClosed{ServerHeader: e.sh(protocol.TypeSessionClosed), SessionID: e.id, Reason: "server_shutdown",
-				Event: &protocol.InternalEvent{Type: protocol.TypeSessionClosed, Reason: "server_shutdown"}}, "")
-			e.end(tt, "unexpected_close")
-			return f, actClose
-		})
-	}
-	if e.pending && e.state == stOpen && !e.closing {
-		e.pending = false
-		e.startSpeak(t)
-	}
-	// r is marked done in the truth only now, after the pending turn's
-	// answer is listed: a truth reader (GET /sim/sessions/{id}/truth, which
-	// takes only the truth lock) never sees every response done while the
-	// model is about to answer the next turn, so "all done" is a safe
-	// settle condition.
-	ms := msOf(t)
-	e.tr(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = status, &ms })
-	if b == nil {
-		return nil, actNone
-	}
-	return b, actNone
-}
-
-// cancel truncates r now: queued output of r is dropped, the player is told
-// to clear it (when audio was sent), and r ends cancelled.
-func (e *engine) cancel(now time.Duration, r *response, reason string) {
-	kept := e.queue[:0]
-	for _, it := range e.queue {
-		if it.resp == r && it.cancellable {
-			continue
-		}
-		kept = append(kept, it)
-	}
-	e.queue = kept
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		if r.state != respActive {
-			return nil, actNone
-		}
-		if r.ttfpMs == nil {
-			return e.finish(t, r, "cancelled", reason, nil)
-		}
-		return e.emit(t, &protocol.OutputAudioBufferCleared{ServerHeader: e.sh(protocol.TypeOutputAudioBufferCleared), ResponseID: r.id}, r.id), actNone
-	})
-	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		if r.state != respActive {
-			return nil, actNone
-		}
-		return e.finish(t, r, "cancelled", reason, nil)
-	})
-	if e.active == r {
-		e.active = nil // the model is free as soon as it decides to yield
-	}
 }

@@ -64,19 +64,23 @@ func sortedDocs(m map[string]string) [][2]string {
 
 type faultSet map[string]bool
 
-func parseFaults(s string) (faultSet, error) {
-	fs := faultSet{}
+func parseFaults(s string) (faultSet, error) { return parseNames(s, faultDocs, "fault") }
+
+// parseNames reads a comma list of documented names ("none" and blanks
+// name nothing).
+func parseNames(s string, docs map[string]string, kind string) (map[string]bool, error) {
+	set := map[string]bool{}
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" || name == "none" {
 			continue
 		}
-		if _, ok := faultDocs[name]; !ok {
-			return nil, fmt.Errorf("sim: unknown fault %q", name)
+		if _, ok := docs[name]; !ok {
+			return nil, fmt.Errorf("sim: unknown %s %q", kind, name)
 		}
-		fs[name] = true
+		set[name] = true
 	}
-	return fs, nil
+	return set, nil
 }
 
 func (fs faultSet) list() []string {
@@ -118,16 +122,5 @@ var behaviorDocs = map[string]string{
 func Behaviors() [][2]string { return sortedDocs(behaviorDocs) }
 
 func parseBehaviors(s string) (map[string]bool, error) {
-	bs := map[string]bool{}
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" || name == "none" {
-			continue
-		}
-		if _, ok := behaviorDocs[name]; !ok {
-			return nil, fmt.Errorf("sim: unknown behavior %q", name)
-		}
-		bs[name] = true
-	}
-	return bs, nil
+	return parseNames(s, behaviorDocs, "behavior")
 }

@@ -128,25 +128,11 @@ func (o *Options) resolve(base Scenario, q url.Values) (*sessionConfig, error) {
 	if sc.Seed != nil {
 		cfg.seed = *sc.Seed
 	}
-	fault := strings.Join(sc.Faults, ",")
-	if o.Fault != "" {
-		fault = o.Fault
-	}
-	if v, ok := q["sim_fault"]; ok {
-		fault = strings.Join(v, ",")
-	}
 	var err error
-	if cfg.faults, err = parseFaults(fault); err != nil {
+	if cfg.faults, err = parseFaults(listSetting(sc.Faults, o.Fault, q, "sim_fault")); err != nil {
 		return nil, err
 	}
-	beh := strings.Join(sc.Behaviors, ",")
-	if o.Behavior != "" {
-		beh = o.Behavior
-	}
-	if v, ok := q["sim_behavior"]; ok {
-		beh = strings.Join(v, ",")
-	}
-	if cfg.behaviors, err = parseBehaviors(beh); err != nil {
+	if cfg.behaviors, err = parseBehaviors(listSetting(sc.Behaviors, o.Behavior, q, "sim_behavior")); err != nil {
 		return nil, err
 	}
 	names := sc.EventNames
@@ -163,50 +149,8 @@ func (o *Options) resolve(base Scenario, q url.Values) (*sessionConfig, error) {
 	default:
 		return nil, fmt.Errorf("sim: sim_event_names %q: want current or legacy", names)
 	}
-	if o.RTF > 0 {
-		cfg.sc.RTF = o.RTF
-	}
-	if v := q.Get("sim_rtf"); v != "" {
-		r, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(r >= MinRTF && r <= MaxRTF) {
-			return nil, fmt.Errorf("sim: sim_rtf %q: want a number from %g to %g", v, MinRTF, MaxRTF)
-		}
-		cfg.sc.RTF = r
-	}
-	if v := q.Get("sim_seed"); v != "" {
-		s, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("sim: sim_seed %q: %w", v, err)
-		}
-		cfg.seed, cfg.seedFixed = s, true
-	}
-	if v := q.Get("sim_ttfp_ms"); v != "" {
-		ms, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(ms >= 0 && ms <= MaxTTFPMs) {
-			return nil, fmt.Errorf("sim: sim_ttfp_ms %q: want a number from 0 to %d ms", v, MaxTTFPMs)
-		}
-		cfg.sc.TTFPMs = Fixed(ms)
-	}
-	if v := q.Get("sim_response_ms"); v != "" {
-		ms, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(ms > 0 && ms <= MaxResponseMs) {
-			return nil, fmt.Errorf("sim: sim_response_ms %q: want a number above 0 and at most %d ms (%d min)", v, MaxResponseMs, MaxResponseMs/60000)
-		}
-		cfg.sc.ResponseMs = Fixed(ms)
-	}
-	if v := q.Get("sim_turns_ms"); v != "" {
-		cfg.sc.TurnsMs = nil
-		fields := strings.Split(v, ",")
-		if len(fields) > MaxTurns {
-			return nil, fmt.Errorf("sim: sim_turns_ms: %d turns, want at most %d", len(fields), MaxTurns)
-		}
-		for _, f := range fields {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 || n > MaxInputMs {
-				return nil, fmt.Errorf("sim: sim_turns_ms %q: want comma-separated input-clock ms (0 to %d)", v, MaxInputMs)
-			}
-			cfg.sc.TurnsMs = append(cfg.sc.TurnsMs, n)
-		}
+	if err := o.applyOverrides(cfg, q); err != nil {
+		return nil, err
 	}
 	cfg.videoFrameMs = DefaultVideoFrameMs
 	if o.VideoFrameMs != nil {
@@ -219,6 +163,81 @@ func (o *Options) resolve(base Scenario, q url.Values) (*sessionConfig, error) {
 	}
 	applyBehaviors(&cfg.sc, cfg.behaviors)
 	return cfg, nil
+}
+
+// listSetting is a comma list from the query (when the key is present,
+// even empty), else the flag, else the scenario.
+func listSetting(scenario []string, flag string, q url.Values, key string) string {
+	s := strings.Join(scenario, ",")
+	if flag != "" {
+		s = flag
+	}
+	if v, ok := q[key]; ok {
+		s = strings.Join(v, ",")
+	}
+	return s
+}
+
+// applyOverrides applies the flag's RTF and the query's fixed timings,
+// seed and turn schedule to cfg.
+func (o *Options) applyOverrides(cfg *sessionConfig, q url.Values) error {
+	if o.RTF > 0 {
+		cfg.sc.RTF = o.RTF
+	}
+	if v := q.Get("sim_rtf"); v != "" {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(r >= MinRTF && r <= MaxRTF) {
+			return fmt.Errorf("sim: sim_rtf %q: want a number from %g to %g", v, MinRTF, MaxRTF)
+		}
+		cfg.sc.RTF = r
+	}
+	if v := q.Get("sim_seed"); v != "" {
+		s, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("sim: sim_seed %q: %w", v, err)
+		}
+		cfg.seed, cfg.seedFixed = s, true
+	}
+	if v := q.Get("sim_ttfp_ms"); v != "" {
+		ms, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(ms >= 0 && ms <= MaxTTFPMs) {
+			return fmt.Errorf("sim: sim_ttfp_ms %q: want a number from 0 to %d ms", v, MaxTTFPMs)
+		}
+		cfg.sc.TTFPMs = Fixed(ms)
+	}
+	if v := q.Get("sim_response_ms"); v != "" {
+		ms, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(ms > 0 && ms <= MaxResponseMs) {
+			return fmt.Errorf("sim: sim_response_ms %q: want a number above 0 and at most %d ms (%d min)", v, MaxResponseMs, MaxResponseMs/60000)
+		}
+		cfg.sc.ResponseMs = Fixed(ms)
+	}
+	if v := q.Get("sim_turns_ms"); v != "" {
+		turns, err := parseTurnsMs(v)
+		if err != nil {
+			return err
+		}
+		cfg.sc.TurnsMs = turns
+	}
+	return nil
+}
+
+// parseTurnsMs reads sim_turns_ms: at most MaxTurns comma-separated
+// input-clock ms, each 0…MaxInputMs.
+func parseTurnsMs(v string) ([]int, error) {
+	fields := strings.Split(v, ",")
+	if len(fields) > MaxTurns {
+		return nil, fmt.Errorf("sim: sim_turns_ms: %d turns, want at most %d", len(fields), MaxTurns)
+	}
+	var turns []int
+	for _, f := range fields {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 || n > MaxInputMs {
+			return nil, fmt.Errorf("sim: sim_turns_ms %q: want comma-separated input-clock ms (0 to %d)", v, MaxInputMs)
+		}
+		turns = append(turns, n)
+	}
+	return turns, nil
 }
 
 func applyBehaviors(sc *Scenario, b map[string]bool) {
