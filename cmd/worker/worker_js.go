@@ -21,8 +21,10 @@ package main
 //	{type:"loaded"}                        the worker's Go code runs (before any dial)
 //	{type:"ready", session_id, tick_warning, worker_origin}
 //	{type:"dial_error", error: JSON session.ErrorRecord}
-//	{type:"snapshot", delta: JSON tracker.Delta}  what the live views draw changed (≤ 10 a second, and
-//	                                       at once at a response's first audio and its end)
+//	{type:"snapshot", delta: JSON tracker.Delta, at_ms, boundary}  what the live views draw changed
+//	                                       (≤ 10 a second, and at once — boundary — at a response's first
+//	                                       audio and its end, and at the end of the session); at_ms: the
+//	                                       worker's performance.now() when it went
 //	{type:"media", kind, t_ms, id, rate, text, pcm, played}  a received event's part in the page's
 //	                                       turn-taking pass (kind: turntaking.Input*, "" none) and the audio
 //	                                       the player was given (played; pcm: Uint8Array, transferred)
@@ -428,7 +430,7 @@ func (w *worker) maybeSnapshot(now bool) {
 		w.fatal("snapshot: " + err.Error())
 		return
 	}
-	w.post(map[string]any{"type": "snapshot", "delta": string(b)})
+	w.post(map[string]any{"type": "snapshot", "delta": string(b), "at_ms": at, "boundary": now})
 }
 
 func (w *worker) onState(st session.State, err error) {
