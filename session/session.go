@@ -40,6 +40,12 @@ type Config struct {
 	Clock     Clock   // nil: SystemClock()
 	Sleeper   Sleeper // nil: Clock when it is a Sleeper, else SystemClock()
 	Transport string  // "" (native: coder; wasm: browser), TransportCoder, TransportBrowser
+	// SocketWorker, in the browser (transport browser), is the script of a
+	// dedicated worker that owns the WebSocket and stamps each message in
+	// its own onmessage (web/socket-worker.js): this realm's decoding then
+	// never delays a stamp. The session worker sets it; if the script
+	// cannot start, the socket opens here and the wire log says why.
+	SocketWorker string
 	// Dialer, when set, replaces Transport (in-memory tests, custom transports).
 	Dialer func(ctx context.Context, url string, clock Clock) (Conn, error)
 
@@ -84,6 +90,33 @@ type Config struct {
 type TimeOrigins struct {
 	Page   float64 `json:"page"`
 	Worker float64 `json:"worker,omitempty"`
+	// Socket: the socket worker's (Config.SocketWorker), when the
+	// WebSocket ran in one.
+	Socket float64 `json:"socket,omitempty"`
+}
+
+// socketRealm is a Conn that can say where its socket ran: the socket
+// worker's timeOrigin (0: not in one) and why it is not, when it was asked
+// to be.
+type socketRealm interface {
+	socketRealm() (origin float64, warning string)
+}
+
+// noteRealm records in the wire log where the socket ran.
+func (s *Session) noteRealm(conn Conn) {
+	r, ok := conn.(socketRealm)
+	if !ok {
+		return
+	}
+	origin, warn := r.socketRealm()
+	if warn != "" {
+		s.warnings = append(s.warnings, warn)
+	}
+	if origin != 0 && s.cfg.TimeOrigins != nil {
+		to := *s.cfg.TimeOrigins
+		to.Socket = origin
+		s.cfg.TimeOrigins = &to
+	}
 }
 
 func (c Config) withDefaults() Config {
@@ -228,7 +261,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 	dialFn := c.Dialer
 	if dialFn == nil {
 		dialFn = func(ctx context.Context, u string, clock Clock) (Conn, error) {
-			return dial(ctx, c.Transport, u, clock)
+			return dial(ctx, c.Transport, u, c.SocketWorker, clock)
 		}
 	}
 	conn, err := dialFn(hctx, u, c.Clock)
@@ -239,6 +272,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 		return nil, herr
 	}
 	s.conn = conn
+	s.noteRealm(conn)
 	rctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.readDone, s.procDone = make(chan struct{}), make(chan struct{})
