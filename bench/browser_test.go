@@ -9,53 +9,6 @@ import (
 	"testing"
 )
 
-func TestDroppedFrames(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name     string
-		warnings []pageWarning
-		want     int
-	}{
-		{"none", nil, 0},
-		{"one pacing_lag", []pageWarning{{"pacing_lag", "3 input frames could not be sent in time and were dropped"}}, 3},
-		{"summed", []pageWarning{{"pacing_lag", "3 input frames could not be sent in time and were dropped"}, {"pacing_lag", "4 input frames could not be sent in time and were dropped"}}, 7},
-		{"other code ignored", []pageWarning{{"clock_skew", "5 input frames could not be sent in time and were dropped"}}, 0},
-		{"other message ignored", []pageWarning{{"pacing_lag", "the page fell behind"}}, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := droppedFrames(tc.warnings); got != tc.want {
-				t.Errorf("droppedFrames = %d, want %d", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestSessionThread(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name  string
-		extra string
-		want  string
-	}{
-		{"no extra", "", "main"},
-		{"no time origins", `{"frame_ms":200}`, "main"},
-		{"page origin only", `{"time_origins":{"page":0}}`, "main"},
-		{"worker origin", `{"time_origins":{"page":0,"worker":12.5}}`, "worker"},
-		{"worker origin at zero", `{"time_origins":{"worker":0}}`, "worker"},
-		{"not JSON", `{`, "main"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := sessionThread(json.RawMessage(tc.extra)); got != tc.want {
-				t.Errorf("sessionThread(%s) = %q, want %q", tc.extra, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestTransportFidelityRows(t *testing.T) {
 	t.Parallel()
 	e := Errors{CreatedText: []float64{-1, 2}, CreatedAudio: []float64{3}, AudioSpan: nil}
@@ -72,6 +25,44 @@ func TestTransportFidelityRows(t *testing.T) {
 	for _, r := range transportFidelityRows("browser", e, math.NaN()) {
 		if r[6] != "n/a" {
 			t.Errorf("row %q: ratio without a native base = %q, want n/a", r[1], r[6])
+		}
+	}
+}
+
+// TestDroppedFrames: only the page's pacing_lag warnings count, summed.
+func TestDroppedFrames(t *testing.T) {
+	t.Parallel()
+	lag := func(n string) pageWarning {
+		return pageWarning{"pacing_lag", n + " input frames could not be sent in time and were dropped"}
+	}
+	for want, warnings := range map[int][]pageWarning{
+		0:  {{"pacing_lag", "the page fell behind"}, {"clock_skew", "5 input frames could not be sent in time and were dropped"}},
+		3:  {lag("3")},
+		7:  {lag("3"), lag("4")},
+		11: {lag("11"), {"clock_skew", "2 input frames could not be sent in time and were dropped"}},
+	} {
+		if got := droppedFrames(warnings); got != want {
+			t.Errorf("droppedFrames(%v) = %d, want %d", warnings, got, want)
+		}
+	}
+	if got := droppedFrames(nil); got != 0 {
+		t.Errorf("droppedFrames(nil) = %d", got)
+	}
+}
+
+// TestSessionThread: only a worker time origin, even at 0, means the worker.
+func TestSessionThread(t *testing.T) {
+	t.Parallel()
+	for extra, want := range map[string]string{
+		"":                            "main",
+		`{"frame_ms":200}`:            "main",
+		`{"time_origins":{"page":0}}`: "main",
+		`{"time_origins":{"page":0,"worker":12.5}}`: "worker",
+		`{"time_origins":{"worker":0}}`:             "worker",
+		`{`:                                         "main",
+	} {
+		if got := sessionThread(json.RawMessage(extra)); got != want {
+			t.Errorf("sessionThread(%s) = %q, want %q", extra, got, want)
 		}
 	}
 }
