@@ -241,38 +241,9 @@ const (
 // pacing lags and drift, and playback buffering, with the goals on
 // the worker rows and the main-thread rows as their baseline.
 func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *stack) error {
-	type row struct {
-		thread string
-		stall  int
-		d      time.Duration
-		ps     *pageSession
-	}
-	var rows []*row
-	for _, th := range []struct {
-		name string
-		d    time.Duration
-	}{{"worker", c.ThreadWorker}, {"main", c.ThreadMain}} {
-		for _, stall := range []int{0, StallMs} {
-			rows = append(rows, &row{thread: th.name, stall: stall, d: th.d})
-		}
-	}
-	target := "ws" + strings.TrimPrefix(st.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d", SimSeed)
-	for _, r := range rows {
-		extra := url.Values{"url": {target}, "session_thread": {r.thread}}
-		if r.stall > 0 {
-			extra.Set("stall_ms", fmt.Sprint(r.stall))
-			extra.Set("stall_every_ms", fmt.Sprint(StallEveryMs))
-		}
-		c.logf("browser: session_thread=%s stall_ms=%d for %v", r.thread, r.stall, r.d)
-		b, err := newBrowser(c.Chromium)
-		if err != nil {
-			return err
-		}
-		r.ps, err = runPage(ctx, b, st, "browser", r.d, extra)
-		b.cancel()
-		if err != nil {
-			return fmt.Errorf("bench: browser session (session_thread=%s, stall_ms=%d): %w", r.thread, r.stall, err)
-		}
+	rows, err := threadSessions(ctx, c, st)
+	if err != nil {
+		return err
 	}
 	frameBase, respBase := nan(), nan()
 	if v, ok := sh.NativeP99["frames-1"]; ok {
@@ -336,4 +307,47 @@ func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *st
 		}
 	}
 	return nil
+}
+
+// threadRow is one session of the session-thread table: where it was asked
+// to run, the stall, its length and what it measured.
+type threadRow struct {
+	thread string
+	stall  int
+	d      time.Duration
+	ps     *pageSession
+}
+
+// threadSessions runs one page session per session_thread (worker, main),
+// each without and with the main-thread stall, seeded as the native
+// concurrency-1 run so the fidelity ratios compare like with like.
+func threadSessions(ctx context.Context, c *Config, st *stack) ([]*threadRow, error) {
+	var rows []*threadRow
+	for _, th := range []struct {
+		name string
+		d    time.Duration
+	}{{"worker", c.ThreadWorker}, {"main", c.ThreadMain}} {
+		for _, stall := range []int{0, StallMs} {
+			rows = append(rows, &threadRow{thread: th.name, stall: stall, d: th.d})
+		}
+	}
+	target := "ws" + strings.TrimPrefix(st.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d", SimSeed)
+	for _, r := range rows {
+		extra := url.Values{"url": {target}, "session_thread": {r.thread}}
+		if r.stall > 0 {
+			extra.Set("stall_ms", fmt.Sprint(r.stall))
+			extra.Set("stall_every_ms", fmt.Sprint(StallEveryMs))
+		}
+		c.logf("browser: session_thread=%s stall_ms=%d for %v", r.thread, r.stall, r.d)
+		b, err := newBrowser(c.Chromium)
+		if err != nil {
+			return nil, err
+		}
+		r.ps, err = runPage(ctx, b, st, "browser", r.d, extra)
+		b.cancel()
+		if err != nil {
+			return nil, fmt.Errorf("bench: browser session (session_thread=%s, stall_ms=%d): %w", r.thread, r.stall, err)
+		}
+	}
+	return rows, nil
 }
