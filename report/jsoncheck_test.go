@@ -78,10 +78,8 @@ func TestJSONScanPath(t *testing.T) {
 func TestJSONScanIsKey(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name  string
-		doc   string
-		array bool
-		want  bool
+		name, doc   string
+		array, want bool
 	}{
 		{"key", `"a":1`, false, true},
 		{"key before spaces", "\"a\" \t\r\n:1", false, true},
