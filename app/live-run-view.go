@@ -145,3 +145,49 @@ func modelLevels(in []tracker.Level) []chart.Level {
 	}
 	return out
 }
+
+// publishEveryMs spaces routine view updates (levels, pacing, log); new
+// rows and phase changes publish at once. Every update costs main-thread
+// time, which delays the receive stamps taken in onmessage.
+const publishEveryMs = 500
+
+// maybePublish sends a snapshot to the page at most every publishEveryMs
+// unless forced (response done, first audio, phase change).
+func (r *liveRun) maybePublish(force bool) {
+	now := perfNow()
+	r.mu.Lock()
+	if !force && now-r.lastPublishMs < publishEveryMs {
+		r.mu.Unlock()
+		return
+	}
+	if r.worker == nil && r.awaitingAudioLocked(now) && r.phase == phaseStreaming {
+		// A response was created and its first audio is due: keep the main
+		// thread free so onmessage stamps that audio on time (a redraw here
+		// would delay the receive stamp and shorten the measured interval).
+		// A session in the worker is stamped there: draw at will.
+		r.mu.Unlock()
+		return
+	}
+	r.lastPublishMs = now
+	snap := r.snapshotLocked()
+	r.mu.Unlock()
+	if r.publish != nil {
+		r.publish(snap)
+	}
+}
+
+// quietWindowMs bounds how long publishing waits for a first audio packet.
+const quietWindowMs = 1500
+
+// awaitingAudioLocked reports whether a response created less than
+// quietWindowMs ago has no audio yet.
+func (r *liveRun) awaitingAudioLocked(now float64) bool {
+	order := r.wire.Order()
+	for i := len(order) - 1; i >= 0 && i >= len(order)-3; i-- {
+		rs := r.wire.Response(order[i])
+		if rs.CreatedMs > 0 && rs.FirstAudioMs == 0 && !rs.Done && now-rs.CreatedMs < quietWindowMs {
+			return true
+		}
+	}
+	return false
+}
