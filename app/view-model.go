@@ -146,22 +146,54 @@ func buildView(in viewInput) *liveSnapshot {
 		Log: in.Log, Share: in.Share, SentS: in.SentS, Probes: in.Probes, TurnTaking: in.TurnTaking, TTLabelled: in.TTLabelled, InputRate: in.InputRate, OutputRate: in.OutputRate,
 		Camera: in.Camera, VideoFrames: in.VideoFrames,
 	}
-	pts := map[chart.Metric][]chart.Point{}
-	var steps []chart.Step
-	var ttfpClocks = map[metrics.Clock]bool{}
-	var ttftClocks = map[metrics.Clock]bool{}
+	sr := rowSeriesOf(in)
+	s.Responses = sr.responses
+	buildCharts(s, in, sr)
+	sum := in.Result.Summary
+	// The verdict and every headline number come from report.Judge over
+	// the report this run would save: the share page shows the same.
+	if in.Verdict != nil {
+		s.Verdict = *in.Verdict
+	} else if rep := liveReport(in.Result, sortedResp(in.Resp), in.UserSpeech, in.Error, in.SessionID); rep != nil {
+		s.Verdict = report.Judge(rep)
+	}
+	s.Numbers = headlineNumbers(s.Verdict.Facts, sr, sum)
+	s.Stream = streamNumbers(sum.Stream)
+	w := in.Warn
+	w.Rows = in.Result.Rows
+	w.Underruns = 0
+	for _, rv := range in.Resp {
+		w.Underruns += rv.Underruns
+	}
+	s.Warnings = computeWarnings(w)
+	s.Plain = buildPlain(s.Verdict, sum.AudioTurnCount, s.Responses, s.Warnings, in.Phase)
+	return s
+}
+
+// rowSeries is what the charts take from the metrics rows: each metric's
+// points with their clocks, the waterfall's steps.
+type rowSeries struct {
+	pts                    map[chart.Metric][]chart.Point
+	steps                  []chart.Step
+	ttfpClocks, ttftClocks map[metrics.Clock]bool
+	responses              int // rows with timing fields
+}
+
+func rowSeriesOf(in viewInput) rowSeries {
+	sr := rowSeries{pts: map[chart.Metric][]chart.Point{}, ttfpClocks: map[metrics.Clock]bool{}, ttftClocks: map[metrics.Clock]bool{}}
+	pts := sr.pts
 	for _, row := range in.Result.Rows {
 		raw := row.Raw
 		rv := in.Resp[row.ResponseID]
 		step := chart.Step{Index: row.RequestIndex, ResponseID: row.ResponseID}
 		if raw != nil {
-			s.Responses++
+			sr.responses++
 			if raw.TTFTMs != nil {
 				pts[chart.TTFT] = append(pts[chart.TTFT], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.TTFTMs, Origin: clockOrigin(raw.TTFTClock)})
-				ttftClocks[raw.TTFTClock] = true
+				sr.ttftClocks[raw.TTFTClock] = true
 			}
 			pts[chart.TTFP] = append(pts[chart.TTFP], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: raw.TTFPMs, Origin: clockOrigin(raw.TTFPClock)})
-			ttfpClocks[raw.TTFPClock] = true
+			sr.ttfpClocks[raw.TTFPClock] = true
 			if raw.RTF != nil {
 				pts[chart.RTF] = append(pts[chart.RTF], chart.Point{Index: row.RequestIndex, ResponseID: row.ResponseID, Value: *raw.RTF, Origin: chart.OriginClientReceive})
 			}
@@ -186,21 +218,28 @@ func buildView(in viewInput) *liveSnapshot {
 				step.ReceivedToPlayedMs = &d
 			}
 		}
-		steps = append(steps, step)
+		sr.steps = append(sr.steps, step)
 	}
+	return sr
+}
+
+// buildCharts sets s's metric charts, waterfall and timeline (reusing an
+// earlier snapshot's where in says so).
+func buildCharts(s *liveSnapshot, in viewInput, sr rowSeries) {
 	if in.Reuse != nil {
 		s.Charts = in.Reuse.Charts
 		s.Waterfall = in.Reuse.Waterfall
 	} else {
 		for _, m := range []chart.Metric{chart.TTFT, chart.TTFP, chart.RTF, chart.TPOT, chart.Heard} {
-			pts[m] = finitePoints(pts[m]) // JSON has no NaN/Inf, and the summaries leave them out too
-			b, err := chart.MetricOptions(m, pts[m])
+			sr.pts[m] = finitePoints(sr.pts[m]) // JSON has no NaN/Inf, and the summaries leave them out too
+			b, err := chart.MetricOptions(m, sr.pts[m])
 			if err == nil {
-				s.Charts[m] = chartData{Option: string(b), Points: len(pts[m]), Shape: seriesShape(pts[m])}
+				s.Charts[m] = chartData{Option: string(b), Points: len(sr.pts[m]), Shape: seriesShape(sr.pts[m])}
 			}
 		}
 	}
 	if !in.SkipWaterfall && (in.Reuse == nil || in.Reuse.Waterfall.Option == "") {
+		steps := sr.steps
 		if len(steps) > waterfallMax {
 			steps = steps[len(steps)-waterfallMax:]
 		}
@@ -213,49 +252,40 @@ func buildView(in viewInput) *liveSnapshot {
 			s.Timeline = chartData{Option: string(b), Points: len(in.Markers)}
 		}
 	}
-	sum := in.Result.Summary
-	// The verdict and every headline number come from report.Judge over
-	// the report this run would save: the share page shows the same.
-	if in.Verdict != nil {
-		s.Verdict = *in.Verdict
-	} else if rep := liveReport(in.Result, sortedResp(in.Resp), in.UserSpeech, in.Error, in.SessionID); rep != nil {
-		s.Verdict = report.Judge(rep)
-	}
-	f := s.Verdict.Facts
-	ttftStat, _ := report.StatOf(values(pts[chart.TTFT]))
-	s.Numbers = []bigNumber{
+}
+
+// headlineNumbers are the big numbers, each with its clock.
+func headlineNumbers(f report.Facts, sr rowSeries, sum metrics.SessionSummary) []bigNumber {
+	ttftStat, _ := report.StatOf(values(sr.pts[chart.TTFT]))
+	return []bigNumber{
 		statNumber("speech end → heard", f.SpeechEnd, "p50", "ms", f.LatencyOrigin(report.LatencySpeechEnd)),
-		statNumber("TTFP", f.TTFP, "p50", "ms", clocksLabel(ttfpClocks)),
+		statNumber("TTFP", f.TTFP, "p50", "ms", clocksLabel(sr.ttfpClocks)),
 		statNumber("speech end → heard", f.SpeechEnd, "tail", "ms", f.LatencyOrigin(report.LatencySpeechEnd)),
-		statNumber("TTFP", f.TTFP, "tail", "ms", clocksLabel(ttfpClocks)),
+		statNumber("TTFP", f.TTFP, "tail", "ms", clocksLabel(sr.ttfpClocks)),
 		statNumber("heard", f.Heard, "p50", "ms", chart.OriginPlayback.Label()),
 		statNumber("heard", f.Heard, "tail", "ms", chart.OriginPlayback.Label()),
-		statNumber("TTFT", statPtr(ttftStat), "p50", "ms", clocksLabel(ttftClocks)),
-		statNumber("TTFT", statPtr(ttftStat), "tail", "ms", clocksLabel(ttftClocks)),
+		statNumber("TTFT", statPtr(ttftStat), "p50", "ms", clocksLabel(sr.ttftClocks)),
+		statNumber("TTFT", statPtr(ttftStat), "tail", "ms", clocksLabel(sr.ttftClocks)),
 		statNumber("RTF", f.RTF, "p50", "×", chart.OriginClientReceive.Label()),
 		statNumber("RTF", f.RTF, "tail", "×", chart.OriginClientReceive.Label()),
 		summaryNumber("TPOT p50", sum.TPOTMs, "p50", "ms", chart.OriginServer.Label()+" (engine)"),
 		{Key: "audio_turn_count", Value: strconv.Itoa(sum.AudioTurnCount), Origin: "responses with a metrics row"},
 	}
-	if w := sum.Stream; w != nil {
-		o := "from input stream start, " + chart.OriginClientReceive.Label()
-		s.Stream = []bigNumber{
-			{Key: "stream_ttft_ms", Value: optMs(w.TTFTMs), Origin: o},
-			{Key: "stream_ttfp_ms", Value: fmtMs(w.TTFPMs), Origin: o},
-			{Key: "stream_audio_generation_ms", Value: fmtMs(w.AudioGenerationMs), Origin: o},
-			{Key: "stream_audio_duration_ms", Value: fmtMs(w.AudioDurationMs), Origin: "emitted audio"},
-			{Key: "stream_rtf", Value: optRatio(w.RTF), Origin: "includes live input time; not comparable with per-response RTF"},
-		}
+}
+
+// streamNumbers are the input-stream window's numbers (nil without one).
+func streamNumbers(w *metrics.StreamWindow) []bigNumber {
+	if w == nil {
+		return nil
 	}
-	w := in.Warn
-	w.Rows = in.Result.Rows
-	w.Underruns = 0
-	for _, rv := range in.Resp {
-		w.Underruns += rv.Underruns
+	o := "from input stream start, " + chart.OriginClientReceive.Label()
+	return []bigNumber{
+		{Key: "stream_ttft_ms", Value: optMs(w.TTFTMs), Origin: o},
+		{Key: "stream_ttfp_ms", Value: fmtMs(w.TTFPMs), Origin: o},
+		{Key: "stream_audio_generation_ms", Value: fmtMs(w.AudioGenerationMs), Origin: o},
+		{Key: "stream_audio_duration_ms", Value: fmtMs(w.AudioDurationMs), Origin: "emitted audio"},
+		{Key: "stream_rtf", Value: optRatio(w.RTF), Origin: "includes live input time; not comparable with per-response RTF"},
 	}
-	s.Warnings = computeWarnings(w)
-	s.Plain = buildPlain(s.Verdict, sum.AudioTurnCount, s.Responses, s.Warnings, in.Phase)
-	return s
 }
 
 // seriesShape is the set of origins (one series each) of a metric chart.
