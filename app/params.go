@@ -104,6 +104,13 @@ var SettingsParams = []string{"url", "model", "source", "frame_ms", "profile", "
 // reports parameter names nobody reads.
 func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 	s := def
+	errs := parseTarget(q, &s, def)
+	return s, append(errs, parseRunOptions(q, &s)...)
+}
+
+// parseTarget reads what the run talks to and sends: url, model, source,
+// frame_ms, profile, behavior, proxy.
+func parseTarget(q url.Values, s *Settings, def Settings) []error {
 	var errs []error
 	if v := q.Get("url"); v != "" {
 		s.URL = v
@@ -151,6 +158,13 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 			s.Proxy = b
 		}
 	}
+	return errs
+}
+
+// parseRunOptions reads how the run goes: autostart, duration_s, audible,
+// view, probe_s, video, transport, session_thread, the debug stall.
+func parseRunOptions(q url.Values, s *Settings) []error {
+	var errs []error
 	if v := q.Get("autostart"); v != "" {
 		if b, err := parseFlag("autostart", v); err != nil {
 			errs = append(errs, err)
@@ -217,7 +231,7 @@ func ParseSettings(q url.Values, def Settings) (Settings, []error) {
 	} else if ms > 0 {
 		s.StallMs, s.StallEveryMs = ms, every
 	}
-	return s, errs
+	return errs
 }
 
 // parseStall reads stall_ms and stall_every_ms (both or neither); any bad
