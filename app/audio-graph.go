@@ -96,7 +96,24 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 		"outputChannelCount": []any{1},
 		"processorOptions":   jsObject(map[string]any{"prebufferMs": 200}),
 	}))
-	inMsg := app.FuncOf(func(_ app.Value, args []app.Value) any {
+	inMsg, outMsg := inputMessages(o), g.playbackMessages(o)
+	g.funcs = append(g.funcs, inMsg, outMsg)
+	g.inNode.Get("port").Set("onmessage", inMsg)
+	g.outNode.Get("port").Set("onmessage", outMsg)
+	g.outNode.Call("connect", g.outCtx.Get("destination"))
+	if o.Mic {
+		if err := g.openMic(w); err != nil {
+			return nil, err
+		}
+	}
+	g.inNode.Call("connect", g.inCtx.Get("destination"))
+	return g, nil
+}
+
+// inputMessages handles the input worklet's messages (frames, clip and
+// probe marks) on the page.
+func inputMessages(o audioOptions) app.Func {
+	return app.FuncOf(func(_ app.Value, args []app.Value) any {
 		d := args[0].Get("data")
 		switch d.Get("type").String() {
 		case "frame":
@@ -122,7 +139,11 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 		}
 		return nil
 	})
-	outMsg := app.FuncOf(func(_ app.Value, args []app.Value) any {
+}
+
+// playbackMessages handles the playback worklet's reports on the page.
+func (g *audioGraph) playbackMessages(o audioOptions) app.Func {
+	return app.FuncOf(func(_ app.Value, args []app.Value) any {
 		d := args[0].Get("data")
 		m := playbackMsg{Type: d.Get("type").String(), CtxTime: d.Get("ctxTime").Float()}
 		if v := d.Get("id"); !v.IsUndefined() && !v.IsNull() {
@@ -146,28 +167,25 @@ func newAudioGraph(o audioOptions) (*audioGraph, error) {
 		}
 		return nil
 	})
-	g.funcs = append(g.funcs, inMsg, outMsg)
-	g.inNode.Get("port").Set("onmessage", inMsg)
-	g.outNode.Get("port").Set("onmessage", outMsg)
-	g.outNode.Call("connect", g.outCtx.Get("destination"))
-	if o.Mic {
-		md := w.Get("navigator").Get("mediaDevices")
-		if md.IsUndefined() {
-			return nil, classifyMic(fmt.Errorf("no microphone access here (navigator.mediaDevices is missing)"), secureContext())
-		}
-		constraints := jsObject(map[string]any{"audio": jsObject(map[string]any{
-			"channelCount": 1, "echoCancellation": true, "noiseSuppression": false, "autoGainControl": false,
-		})})
-		stream, err := await(md.Call("getUserMedia", constraints))
-		if err != nil {
-			return nil, classifyMic(fmt.Errorf("microphone: %w", err), true)
-		}
-		g.stream = stream
-		src := g.inCtx.Call("createMediaStreamSource", stream)
-		src.Call("connect", g.inNode)
+}
+
+// openMic asks for the microphone and feeds it to the input worklet.
+func (g *audioGraph) openMic(w app.Value) error {
+	md := w.Get("navigator").Get("mediaDevices")
+	if md.IsUndefined() {
+		return classifyMic(fmt.Errorf("no microphone access here (navigator.mediaDevices is missing)"), secureContext())
 	}
-	g.inNode.Call("connect", g.inCtx.Get("destination"))
-	return g, nil
+	constraints := jsObject(map[string]any{"audio": jsObject(map[string]any{
+		"channelCount": 1, "echoCancellation": true, "noiseSuppression": false, "autoGainControl": false,
+	})})
+	stream, err := await(md.Call("getUserMedia", constraints))
+	if err != nil {
+		return classifyMic(fmt.Errorf("microphone: %w", err), true)
+	}
+	g.stream = stream
+	src := g.inCtx.Call("createMediaStreamSource", stream)
+	src.Call("connect", g.inNode)
+	return nil
 }
 
 // resume starts suspended contexts (autoplay policy); returns their states.
