@@ -35,117 +35,140 @@ func (c *connectPanel) Render() app.UI {
 	s := c.Settings
 	return app.Section().Class("ds-panel").ID("connect").Body(
 		app.H2().Text("Connect"),
-		app.Div().Class("ds-row").Body(
-			fieldFor("in-url", "Server URL (any vLLM-Omni /v1/realtime)", "ds-wide", app.Input().ID("in-url").Value(s.URL).
-				OnChange(func(ctx app.Context, e app.Event) {
-					c.set(ctx, func(s *Settings) { s.URL = ctx.JSSrc().Get("value").String() })
-				})),
-			fieldFor("in-model", "Model", "", app.Input().ID("in-model").Value(s.Model).
-				OnChange(func(ctx app.Context, e app.Event) {
-					c.set(ctx, func(s *Settings) { s.Model = ctx.JSSrc().Get("value").String() })
-				})),
-			fieldFor("in-preset", "Preset", "", app.Select().ID("in-preset").Body(
-				// A preset is shown only when model, profile and frame are all
-				// its own; anything else is "custom" (the fields show it).
-				app.Option().Value("").Text(presetNone(s)).Selected(matchingPreset(s) < 0),
-				app.Range(Presets).Slice(func(i int) app.UI {
-					return app.Option().Value(Presets[i].Name).Text(Presets[i].Label).Selected(matchingPreset(s) == i)
-				}),
-			).OnChange(func(ctx app.Context, e app.Event) {
-				name := ctx.JSSrc().Get("value").String()
-				for _, p := range Presets {
-					if p.Name == name {
-						c.set(ctx, func(s *Settings) { s.Model, s.Profile, s.FrameMs = p.Model, p.Profile, p.FrameMs })
-					}
-				}
-			})),
-			fieldFor("in-profile", "Simulator profile (sim_profile)", "", app.Select().ID("in-profile").Body(
-				app.Option().Value("").Text("— none (server default) —").Selected(s.Profile == ""),
-				app.Range(SimProfiles).Slice(func(i int) app.UI {
-					return app.Option().Value(SimProfiles[i]).Text(SimProfiles[i]).Selected(s.Profile == SimProfiles[i])
-				}),
-			).OnChange(func(ctx app.Context, e app.Event) {
-				v := ctx.JSSrc().Get("value").String()
-				c.set(ctx, func(s *Settings) { s.Profile = v })
-			})),
-			fieldFor("in-frame", "Frame", "", app.Select().ID("in-frame").Body(app.Range(frameChoices(s.FrameMs)).Slice(func(i int) app.UI {
-				n := frameChoices(s.FrameMs)[i]
-				return app.Option().Value(strconv.Itoa(n)).Text(strconv.Itoa(n) + " ms").Selected(s.FrameMs == n)
-			})).OnChange(func(ctx app.Context, e app.Event) {
-				n, _ := strconv.Atoi(ctx.JSSrc().Get("value").String())
-				c.set(ctx, func(s *Settings) { s.FrameMs = n })
-			})),
-			fieldFor("in-source", "Input", "", app.Select().ID("in-source").Body(
-				app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
-				app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
-				app.Option().Value("dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Selected(s.Source == "dataset:turntaking"),
-				app.Option().Value("dataset:video").Text("Video clip with frames (video)").Selected(s.Source == "dataset:video"),
-				app.If(otherDataset(s.Source), func() app.UI {
-					// A served dataset the panel does not list: shown as given.
-					return app.Option().Value(s.Source).Text("Dataset " + s.DatasetName()).Selected(true)
-				}),
-			).OnChange(func(ctx app.Context, e app.Event) {
-				v := ctx.JSSrc().Get("value").String()
-				c.set(ctx, func(s *Settings) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" })
-			})),
-			fieldFor("in-video", "Video", "", app.Select().ID("in-video").Body(
-				app.Option().Value(VideoOff).Text("Off").Selected(s.Video != VideoCamera),
-				app.Option().Value(VideoCamera).Text("Camera (~1 fps JPEG)").Selected(s.Video == VideoCamera),
-			).OnChange(func(ctx app.Context, e app.Event) {
-				v := ctx.JSSrc().Get("value").String()
-				c.set(ctx, func(s *Settings) { s.Video = v })
-			})),
-			fieldFor("in-session-thread", "Session runs in", "", app.Select().ID("in-session-thread").Body(
-				app.Option().Value(SessionThreadWorker).Text("worker thread").Selected(s.SessionThread != SessionThreadMain),
-				app.Option().Value(SessionThreadMain).Text("page main thread (baseline)").Selected(s.SessionThread == SessionThreadMain),
-			).OnChange(func(ctx app.Context, e app.Event) {
-				v := ctx.JSSrc().Get("value").String()
-				c.set(ctx, func(s *Settings) { s.SessionThread = v })
-			})),
-			app.If(s.Video == VideoCamera, func() app.UI {
-				return app.Div().ID(CameraPreviewID).Class("ds-camera").Title("camera preview")
-			}),
-			app.If(s.TargetsEmbeddedSim(c.PageHost), func() app.UI {
-				return fieldFor("in-behavior", "Simulator behaviour (Ctrl-click: several)", "", app.Select().ID("in-behavior").Multiple(true).Size(3).Body(
-					app.Range(SimBehaviors).Slice(func(i int) app.UI {
-						b := SimBehaviors[i]
-						return app.Option().Value(b).Text(b).Selected(slices.Contains(strings.Split(s.Behavior, ","), b))
-					}),
-				).OnChange(func(ctx app.Context, e app.Event) {
-					opts := ctx.JSSrc().Get("selectedOptions")
-					var names []string
-					for i := 0; i < opts.Length(); i++ {
-						names = append(names, opts.Index(i).Get("value").String())
-					}
-					c.set(ctx, func(s *Settings) { s.Behavior = strings.Join(names, ",") })
-				}))
-			}),
-			fieldFor("in-duration", "Stop after (s, 0 = Stop button)", "", app.Input().ID("in-duration").Type("number").Min(0).Value(strconv.FormatFloat(s.DurationS, 'f', -1, 64)).
-				OnChange(func(ctx app.Context, e app.Event) {
-					d, _ := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
-					c.set(ctx, func(s *Settings) { s.DurationS = d })
-				})),
-		),
-		app.Div().Class("ds-row").Style("margin-top", "10px").Body(
-			checkbox("in-proxy", "Connect through this server's proxy", s.Proxy, func(ctx app.Context, on bool) { c.set(ctx, func(s *Settings) { s.Proxy = on }) }),
-			checkbox("in-audible", "Play clips here too", s.Audible, func(ctx app.Context, on bool) { c.set(ctx, func(s *Settings) { s.Audible = on }) }),
-			&wavDrop{Name: s.DroppedName, OnPCM: func(ctx app.Context, name string, pcm []byte) {
-				c.set(ctx, func(s *Settings) { s.DroppedPCM, s.DroppedName, s.Source = pcm, name, SourceMic })
-			}},
-			app.If(!c.Running, func() app.UI {
-				return app.Button().ID("btn-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { c.OnStart(ctx) })
-			}).Else(func() app.UI {
-				return app.Button().ID("btn-stop").Class("ds-btn ds-stop").Text("Stop").OnClick(func(ctx app.Context, e app.Event) { c.OnStop(ctx) })
-			}),
-			app.A().ID("link-test").Href("/?"+s.Query().Encode()).Text("link to this test"),
-		),
-		app.If(len(c.Notes) > 0, func() app.UI {
-			return app.Div().ID("url-errors").Class("ds-error").Attr("role", "alert").Body(
-				app.P().Text("This link has values the page will not run as given (the form above shows what Start runs):"),
-				app.Ul().Body(app.Range(c.Notes).Slice(func(i int) app.UI { return app.Li().Text(c.Notes[i]) })),
-			)
-		}),
+		app.Div().Class("ds-row").Body(append(c.targetFields(s), c.inputFields(s)...)...),
+		app.Div().Class("ds-row").Style("margin-top", "10px").Body(c.actions(s)...),
+		c.linkErrors(),
 	)
+}
+
+// targetFields: what the run talks to (URL, model, preset, simulator
+// profile, frame).
+func (c *connectPanel) targetFields(s Settings) []app.UI {
+	return []app.UI{
+		fieldFor("in-url", "Server URL (any vLLM-Omni /v1/realtime)", "ds-wide", app.Input().ID("in-url").Value(s.URL).
+			OnChange(func(ctx app.Context, e app.Event) {
+				c.set(ctx, func(s *Settings) { s.URL = ctx.JSSrc().Get("value").String() })
+			})),
+		fieldFor("in-model", "Model", "", app.Input().ID("in-model").Value(s.Model).
+			OnChange(func(ctx app.Context, e app.Event) {
+				c.set(ctx, func(s *Settings) { s.Model = ctx.JSSrc().Get("value").String() })
+			})),
+		fieldFor("in-preset", "Preset", "", app.Select().ID("in-preset").Body(
+			// A preset is shown only when model, profile and frame are all
+			// its own; anything else is "custom" (the fields show it).
+			app.Option().Value("").Text(presetNone(s)).Selected(matchingPreset(s) < 0),
+			app.Range(Presets).Slice(func(i int) app.UI {
+				return app.Option().Value(Presets[i].Name).Text(Presets[i].Label).Selected(matchingPreset(s) == i)
+			}),
+		).OnChange(func(ctx app.Context, e app.Event) {
+			name := ctx.JSSrc().Get("value").String()
+			for _, p := range Presets {
+				if p.Name == name {
+					c.set(ctx, func(s *Settings) { s.Model, s.Profile, s.FrameMs = p.Model, p.Profile, p.FrameMs })
+				}
+			}
+		})),
+		fieldFor("in-profile", "Simulator profile (sim_profile)", "", app.Select().ID("in-profile").Body(
+			app.Option().Value("").Text("— none (server default) —").Selected(s.Profile == ""),
+			app.Range(SimProfiles).Slice(func(i int) app.UI {
+				return app.Option().Value(SimProfiles[i]).Text(SimProfiles[i]).Selected(s.Profile == SimProfiles[i])
+			}),
+		).OnChange(func(ctx app.Context, e app.Event) {
+			v := ctx.JSSrc().Get("value").String()
+			c.set(ctx, func(s *Settings) { s.Profile = v })
+		})),
+		fieldFor("in-frame", "Frame", "", app.Select().ID("in-frame").Body(app.Range(frameChoices(s.FrameMs)).Slice(func(i int) app.UI {
+			n := frameChoices(s.FrameMs)[i]
+			return app.Option().Value(strconv.Itoa(n)).Text(strconv.Itoa(n) + " ms").Selected(s.FrameMs == n)
+		})).OnChange(func(ctx app.Context, e app.Event) {
+			n, _ := strconv.Atoi(ctx.JSSrc().Get("value").String())
+			c.set(ctx, func(s *Settings) { s.FrameMs = n })
+		})),
+	}
+}
+
+// inputFields: what the run sends and for how long.
+func (c *connectPanel) inputFields(s Settings) []app.UI {
+	return []app.UI{
+		fieldFor("in-source", "Input", "", app.Select().ID("in-source").Body(
+			app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
+			app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
+			app.Option().Value("dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Selected(s.Source == "dataset:turntaking"),
+			app.Option().Value("dataset:video").Text("Video clip with frames (video)").Selected(s.Source == "dataset:video"),
+			app.If(otherDataset(s.Source), func() app.UI {
+				// A served dataset the panel does not list: shown as given.
+				return app.Option().Value(s.Source).Text("Dataset " + s.DatasetName()).Selected(true)
+			}),
+		).OnChange(func(ctx app.Context, e app.Event) {
+			v := ctx.JSSrc().Get("value").String()
+			c.set(ctx, func(s *Settings) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" })
+		})),
+		fieldFor("in-video", "Video", "", app.Select().ID("in-video").Body(
+			app.Option().Value(VideoOff).Text("Off").Selected(s.Video != VideoCamera),
+			app.Option().Value(VideoCamera).Text("Camera (~1 fps JPEG)").Selected(s.Video == VideoCamera),
+		).OnChange(func(ctx app.Context, e app.Event) {
+			v := ctx.JSSrc().Get("value").String()
+			c.set(ctx, func(s *Settings) { s.Video = v })
+		})),
+		fieldFor("in-session-thread", "Session runs in", "", app.Select().ID("in-session-thread").Body(
+			app.Option().Value(SessionThreadWorker).Text("worker thread").Selected(s.SessionThread != SessionThreadMain),
+			app.Option().Value(SessionThreadMain).Text("page main thread (baseline)").Selected(s.SessionThread == SessionThreadMain),
+		).OnChange(func(ctx app.Context, e app.Event) {
+			v := ctx.JSSrc().Get("value").String()
+			c.set(ctx, func(s *Settings) { s.SessionThread = v })
+		})),
+		app.If(s.Video == VideoCamera, func() app.UI {
+			return app.Div().ID(CameraPreviewID).Class("ds-camera").Title("camera preview")
+		}),
+		app.If(s.TargetsEmbeddedSim(c.PageHost), func() app.UI {
+			return fieldFor("in-behavior", "Simulator behaviour (Ctrl-click: several)", "", app.Select().ID("in-behavior").Multiple(true).Size(3).Body(
+				app.Range(SimBehaviors).Slice(func(i int) app.UI {
+					b := SimBehaviors[i]
+					return app.Option().Value(b).Text(b).Selected(slices.Contains(strings.Split(s.Behavior, ","), b))
+				}),
+			).OnChange(func(ctx app.Context, e app.Event) {
+				opts := ctx.JSSrc().Get("selectedOptions")
+				var names []string
+				for i := 0; i < opts.Length(); i++ {
+					names = append(names, opts.Index(i).Get("value").String())
+				}
+				c.set(ctx, func(s *Settings) { s.Behavior = strings.Join(names, ",") })
+			}))
+		}),
+		fieldFor("in-duration", "Stop after (s, 0 = Stop button)", "", app.Input().ID("in-duration").Type("number").Min(0).Value(strconv.FormatFloat(s.DurationS, 'f', -1, 64)).
+			OnChange(func(ctx app.Context, e app.Event) {
+				d, _ := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
+				c.set(ctx, func(s *Settings) { s.DurationS = d })
+			})),
+	}
+}
+
+// actions: the proxy and audible switches, a dropped WAV, Start/Stop and
+// the link to this test.
+func (c *connectPanel) actions(s Settings) []app.UI {
+	return []app.UI{
+		checkbox("in-proxy", "Connect through this server's proxy", s.Proxy, func(ctx app.Context, on bool) { c.set(ctx, func(s *Settings) { s.Proxy = on }) }),
+		checkbox("in-audible", "Play clips here too", s.Audible, func(ctx app.Context, on bool) { c.set(ctx, func(s *Settings) { s.Audible = on }) }),
+		&wavDrop{Name: s.DroppedName, OnPCM: func(ctx app.Context, name string, pcm []byte) {
+			c.set(ctx, func(s *Settings) { s.DroppedPCM, s.DroppedName, s.Source = pcm, name, SourceMic })
+		}},
+		app.If(!c.Running, func() app.UI {
+			return app.Button().ID("btn-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { c.OnStart(ctx) })
+		}).Else(func() app.UI {
+			return app.Button().ID("btn-stop").Class("ds-btn ds-stop").Text("Stop").OnClick(func(ctx app.Context, e app.Event) { c.OnStop(ctx) })
+		}),
+		app.A().ID("link-test").Href("/?" + s.Query().Encode()).Text("link to this test"),
+	}
+}
+
+// linkErrors lists the link's values the page will not run as given.
+func (c *connectPanel) linkErrors() app.UI {
+	return app.If(len(c.Notes) > 0, func() app.UI {
+		return app.Div().ID("url-errors").Class("ds-error").Attr("role", "alert").Body(
+			app.P().Text("This link has values the page will not run as given (the form above shows what Start runs):"),
+			app.Ul().Body(app.Range(c.Notes).Slice(func(i int) app.UI { return app.Li().Text(c.Notes[i]) })),
+		)
+	})
 }
 
 // fieldFor is field with its label tied to the input id (for screen
