@@ -311,9 +311,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	}
 	format := r.URL.Query().Get("format")
 	if format == "json" || format == "" {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="duplexscope-`+rec.ID+`.json"`)
-		w.Write(rec.Body)
+		writeDownload(w, "application/json; charset=utf-8", "duplexscope-"+rec.ID+".json", rec.Body, nil)
 		return
 	}
 	rep, err := decodeRecord(rec)
@@ -327,34 +325,29 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.exportHTML(w, r, rec, rep)
 	case "vllm":
 		b, err := report.VLLM(rep)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error(), nil)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="duplex_metrics.json"`)
-		w.Write(b)
+		writeDownload(w, "application/json; charset=utf-8", "duplex_metrics.json", b, err)
 	case report.FormatVLLMResult: // the vllm bench serve --save-result file
 		b, err := report.VLLMResult(rep)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error(), nil)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="vllm-result-`+rec.ID+`.json"`)
-		w.Write(b)
+		writeDownload(w, "application/json; charset=utf-8", "vllm-result-"+rec.ID+".json", b, err)
 	case "csv":
 		var buf bytes.Buffer
-		if err := report.CSV(&buf, rep); err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error(), nil)
-			return
-		}
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="duplexscope-`+rec.ID+`.csv"`)
-		w.Write(buf.Bytes())
+		err := report.CSV(&buf, rep)
+		writeDownload(w, "text/csv; charset=utf-8", "duplexscope-"+rec.ID+".csv", buf.Bytes(), err)
 	default:
 		writeError(w, http.StatusBadRequest, "format: want json, vllm, vllm-result, csv or html", nil)
 	}
+}
+
+// writeDownload answers with b as a file to save, or with a 500 naming err
+// when building it failed.
+func writeDownload(w http.ResponseWriter, contentType, filename string, b []byte, err error) {
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error(), nil)
+		return
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	w.Write(b)
 }
 
 // CapabilityResponse is the body of POST /api/capabilities.
