@@ -10,9 +10,9 @@ import (
 // come from report.LatencyBands (one table for the dashboard, the share
 // page and history).
 const (
-	bandGreen = "green"
-	bandAmber = "amber"
-	bandRed   = "red"
+	bandGreen = report.BandGreen
+	bandAmber = report.BandAmber
+	bandRed   = report.BandRed
 	bandGrey  = "grey"
 )
 
@@ -65,12 +65,9 @@ func buildPlain(v report.Verdict, turns, responses int, warns []warning, phase s
 	rtf := plainCard{Title: "Can it speak fast enough?", Value: "—", Band: bandGrey,
 		Explain: "Real-time factor: time to generate a reply's audio divided by its length. Every reply must stay below 1, or its voice stalls."}
 	if s := f.RTF; s != nil {
-		rtf.Value, rtf.Band = fmt.Sprintf("%.2f× (median)", s.P50), bandGreen
-		switch {
-		case float64(f.RTFSlow) >= report.NotRealTimeShare*float64(s.N):
-			rtf.Value, rtf.Band = fmt.Sprintf("%d of %d replies too slow", f.RTFSlow, s.N), bandRed
-		case f.RTFSlow > 0:
-			rtf.Value, rtf.Band = fmt.Sprintf("%d of %d replies too slow", f.RTFSlow, s.N), bandAmber
+		rtf.Value, rtf.Band = fmt.Sprintf("%.2f× (median)", s.P50), report.RTFBand(f.RTFSlow, s.N)
+		if rtf.Band != bandGreen {
+			rtf.Value = fmt.Sprintf("%d of %d replies too slow", f.RTFSlow, s.N)
 		}
 	}
 	worst := plainCard{Title: "Slowest replies", Value: "—", Band: bandGrey,

@@ -1,17 +1,18 @@
 package app
 
 import (
-	"math"
 	"sort"
+
+	"github.com/duplexscope/duplexscope/metrics"
 )
 
-// percentile99 is the nearest-rank p99 (docs/metrics.md#nearest-rank-percentile) of xs.
+// percentile99 is the nearest-rank p99 (metrics.Percentile) of xs, in any
+// order; 0 when xs is empty (the live pacing meter before its first frame).
 func percentile99(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
-	i := int(math.Ceil(0.99*float64(len(s)))) - 1
-	return s[min(max(0, i), len(s)-1)]
+	return metrics.Percentile(s, 0.99)
 }

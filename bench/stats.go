@@ -6,21 +6,12 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/duplexscope/duplexscope/metrics"
 )
 
-// Percentile returns the nearest-rank p-quantile (0 < p ≤ 1) of sorted: the
-// smallest value with at least p·n values at or below it (docs/metrics.md#nearest-rank-percentile).
-// NaN for an empty slice; p ≤ 0 gives the minimum.
-func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	i := int(math.Ceil(p*float64(n))) - 1
-	return sorted[min(max(i, 0), n-1)]
-}
-
-// Dist summarises a sample: count, p50, p99, max and mean.
+// Dist summarises a sample: count, p50, p99, max and mean (nearest-rank
+// percentiles, metrics.Percentile).
 type Dist struct {
 	N                   int
 	P50, P99, Max, Mean float64
@@ -39,7 +30,7 @@ func Summarize(xs []float64) Dist {
 	for _, x := range s {
 		sum += x
 	}
-	return Dist{N: len(s), P50: Percentile(s, 0.5), P99: Percentile(s, 0.99), Max: s[len(s)-1], Mean: sum / float64(len(s))}
+	return Dist{N: len(s), P50: metrics.Percentile(s, 0.5), P99: metrics.Percentile(s, 0.99), Max: s[len(s)-1], Mean: sum / float64(len(s))}
 }
 
 // Abs returns |x| for every x (interval errors are summarised by magnitude).
@@ -70,7 +61,7 @@ func Drift(lags []float64) float64 {
 func median(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
-	return Percentile(s, 0.5)
+	return metrics.Percentile(s, 0.5)
 }
 
 // Ratio is a/b, NaN when b is 0 or either is NaN.

@@ -7,45 +7,6 @@ import (
 	"testing"
 )
 
-func TestPercentile(t *testing.T) {
-	t.Parallel()
-	s := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-	cases := []struct {
-		name string
-		in   []float64
-		p    float64
-		want float64
-	}{
-		{"median of 10 is the 5th", s, 0.5, 5},
-		{"p99 of 10 is the max", s, 0.99, 10},
-		{"p10 of 10 is the first", s, 0.1, 1},
-		{"p11 of 10 is the second", s, 0.11, 2},
-		{"p0 clamps to the min", s, 0, 1},
-		{"single value", []float64{7}, 0.99, 7},
-		{"p99 of 200 is the 198th", seq(200), 0.99, 198},
-		{"p50 of 3", []float64{-1, 0, 4}, 0.5, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := Percentile(tc.in, tc.p); got != tc.want {
-				t.Errorf("Percentile(p=%v) = %v, want %v", tc.p, got, tc.want)
-			}
-		})
-	}
-	if got := Percentile(nil, 0.5); !math.IsNaN(got) {
-		t.Errorf("Percentile(nil) = %v, want NaN", got)
-	}
-}
-
-func seq(n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = float64(i + 1)
-	}
-	return out
-}
-
 func TestSummarize(t *testing.T) {
 	t.Parallel()
 	in := []float64{5, 1, 4, 2, 3}

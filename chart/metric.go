@@ -3,9 +3,12 @@ package chart
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 
 	"github.com/duplexscope/duplexscope/chart/internal/charts"
+	"github.com/duplexscope/duplexscope/report"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
@@ -73,7 +76,28 @@ var specs = map[Metric]metricSpec{
 		marks: []opts.MarkLineNameYAxisItem{{Name: "real time (1.0)", YAxis: 1}}},
 	TPOT: {title: "TPOT — engine time per output token", unit: "ms"},
 	Heard: {title: "Heard latency — created → first sample played", unit: "ms",
-		marks: []opts.MarkLineNameYAxisItem{{Name: "300 ms", YAxis: 300}, {Name: "800 ms", YAxis: 800}, {Name: "1.5 s", YAxis: 1500}}},
+		marks: BandMarks(heardMarkName)},
+}
+
+// BandMarks is one mark line per finite goal band of report.LatencyBands
+// (the one band table), each named by name.
+func BandMarks(name func(report.LatencyBand) string) []opts.MarkLineNameYAxisItem {
+	var items []opts.MarkLineNameYAxisItem
+	for _, b := range report.LatencyBands {
+		if !math.IsInf(b.UpToMs, 1) {
+			items = append(items, opts.MarkLineNameYAxisItem{Name: name(b), YAxis: b.UpToMs})
+		}
+	}
+	return items
+}
+
+// heardMarkName names a band's upper bound the short way the live chart's
+// axis reads: "300 ms", "800 ms", "1.5 s".
+func heardMarkName(b report.LatencyBand) string {
+	if b.UpToMs >= 1000 {
+		return strconv.FormatFloat(b.UpToMs/1000, 'f', -1, 64) + " s"
+	}
+	return strconv.FormatFloat(b.UpToMs, 'f', -1, 64) + " ms"
 }
 
 // MetricLegendRoom is the room below a metric chart's grid: the x axis's

@@ -66,10 +66,15 @@ func round6(x float64) float64 { return Round(x, 6) }
 // product (docs/metrics.md#nearest-rank-percentile). It is always an element of sorted; it panics on
 // an empty slice.
 func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
+	return sorted[PercentileIndex(len(sorted), p)]
+}
+
+// PercentileIndex is the position Percentile reads in n sorted values
+// (0 when n is 0), for callers that hold counts per sorted position
+// rather than the values in order (the compare page's bootstrap).
+func PercentileIndex(n int, p float64) int {
 	i := int(math.Ceil(p*float64(n))) - 1
-	i = max(0, min(i, n-1))
-	return sorted[i]
+	return max(0, min(i, n-1))
 }
 
 // Summary is a {count, mean, p50, p99} distribution (docs/metrics.md#summaries).

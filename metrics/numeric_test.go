@@ -55,11 +55,21 @@ func TestPercentileNearestRank(t *testing.T) {
 		{"n=101: 0.99*101 = 99.99 → index 99", seq(101), 0.99, 100},
 		{"n=200 → index 197", seq(200), 0.99, 198},
 		{"p0 clamps to the first", seq(5), 0, 1},
+		{"p10 of 10 is the first", seq(10), 0.1, 1},
+		{"p11 of 10 is the second", seq(10), 0.11, 2},
+		{"single value", []float64{7}, 0.99, 7},
+		{"p50 of 3 is the middle", []float64{-1, 0, 4}, 0.5, 0},
 	}
 	for _, tc := range tests {
 		if got := metrics.Percentile(tc.sorted, tc.p); got != tc.want {
 			t.Errorf("%s: Percentile = %v, want %v", tc.name, got, tc.want)
 		}
+		if i := metrics.PercentileIndex(len(tc.sorted), tc.p); tc.sorted[i] != tc.want {
+			t.Errorf("%s: PercentileIndex = %d (value %v), want value %v", tc.name, i, tc.sorted[i], tc.want)
+		}
+	}
+	if i := metrics.PercentileIndex(0, 0.99); i != 0 {
+		t.Errorf("PercentileIndex(0, 0.99) = %d, want 0", i)
 	}
 }
 

@@ -38,6 +38,25 @@ const (
 const RTFRule = "Real-time rule: a response whose real-time factor (RTF: time to generate its audio ÷ the audio's length) is 1 or more was generated slower than real time, so its playback stalls. " +
 	"If any response is, the run is never called real-time and is at best \"slow\"; if at least half are, the verdict is \"not real-time\"."
 
+// Band colours: the data-band attribute and CSS band-* class of a card.
+const (
+	BandGreen = "green"
+	BandAmber = "amber"
+	BandRed   = "red"
+)
+
+// RTFBand is the colour of an RTF card with slow of n responses at RTF ≥ 1:
+// red from NotRealTimeShare of them, amber for any, else green (RTFRule).
+func RTFBand(slow, n int) string {
+	switch {
+	case float64(slow) >= NotRealTimeShare*float64(n):
+		return BandRed
+	case slow > 0:
+		return BandAmber
+	}
+	return BandGreen
+}
+
 // LatencyBand is one row of the goal-band table: every band colour, word,
 // verdict and footnote on every page comes from LatencyBands.
 type LatencyBand struct {
@@ -49,10 +68,10 @@ type LatencyBand struct {
 
 // LatencyBands is the one goal-band table (median latency, ms).
 var LatencyBands = []LatencyBand{
-	{UpToMs: 300, Band: "green", Word: "natural", Verdict: VerdictGood},
-	{UpToMs: 800, Band: "amber", Word: "a noticeable pause", Verdict: VerdictUsable},
-	{UpToMs: 1500, Band: "amber", Word: "noticeably slow", Verdict: VerdictSlow},
-	{UpToMs: math.Inf(1), Band: "red", Word: "too slow for conversation", Verdict: VerdictSlow},
+	{UpToMs: 300, Band: BandGreen, Word: "natural", Verdict: VerdictGood},
+	{UpToMs: 800, Band: BandAmber, Word: "a noticeable pause", Verdict: VerdictUsable},
+	{UpToMs: 1500, Band: BandAmber, Word: "noticeably slow", Verdict: VerdictSlow},
+	{UpToMs: math.Inf(1), Band: BandRed, Word: "too slow for conversation", Verdict: VerdictSlow},
 }
 
 // BandFor returns the band of a latency in milliseconds, judged as shown

@@ -251,3 +251,16 @@ func TestJudgeMergedRun(t *testing.T) {
 		t.Errorf("3 of 3 shards: %q %q, want good", v.Code, v.Text())
 	}
 }
+
+// TestRTFBand: the RTF card is red from half the responses at RTF ≥ 1,
+// amber for any fewer, green for none (RTFRule).
+func TestRTFBand(t *testing.T) {
+	for _, tc := range []struct {
+		slow, n int
+		want    string
+	}{{0, 10, report.BandGreen}, {1, 10, report.BandAmber}, {4, 10, report.BandAmber}, {5, 10, report.BandRed}, {10, 10, report.BandRed}, {1, 1, report.BandRed}, {2, 5, report.BandAmber}, {3, 5, report.BandRed}} {
+		if got := report.RTFBand(tc.slow, tc.n); got != tc.want {
+			t.Errorf("RTFBand(%d, %d) = %q, want %q", tc.slow, tc.n, got, tc.want)
+		}
+	}
+}

@@ -78,13 +78,9 @@ func lineData(vals []*float64) []opts.LineData {
 
 // bandLines marks the goal bands of report.LatencyBands (the one table).
 func bandLines() charts.SeriesOpts {
-	var items []opts.MarkLineNameYAxisItem
-	for _, b := range report.LatencyBands {
-		if !math.IsInf(b.UpToMs, 1) {
-			items = append(items, opts.MarkLineNameYAxisItem{Name: report.Seconds(b.UpToMs) + ": " + b.Word + " up to here", YAxis: b.UpToMs})
-		}
-	}
-	return charts.WithMarkLineNameYAxisItemOpts(items...)
+	return charts.WithMarkLineNameYAxisItemOpts(chart.BandMarks(func(b report.LatencyBand) string {
+		return report.Seconds(b.UpToMs) + ": " + b.Word + " up to here"
+	})...)
 }
 
 // latencyChart plots per-response TTFP, TTFT and heard latency, each

@@ -159,9 +159,9 @@ var compareStats = []struct {
 		}
 		return sum / float64(len(s))
 	}},
-	{"p50", func(s []float64) float64 { return nearestRank(s, 0.5) }},
-	{"p90", func(s []float64) float64 { return nearestRank(s, 0.9) }},
-	{"p99", func(s []float64) float64 { return nearestRank(s, 0.99) }},
+	{"p50", func(s []float64) float64 { return metrics.Percentile(s, 0.5) }},
+	{"p90", func(s []float64) float64 { return metrics.Percentile(s, 0.9) }},
+	{"p99", func(s []float64) float64 { return metrics.Percentile(s, 0.99) }},
 }
 
 // statLabel is how a statistic is named for samples of na and nb values:
@@ -175,8 +175,6 @@ func statLabel(stat string, na, nb int) string {
 	}
 	return fmt.Sprintf("slowest of %d vs %d", na, nb)
 }
-
-func nearestRank(sorted []float64, p float64) float64 { return metrics.Percentile(sorted, p) }
 
 // bootstrap returns the 95 % interval of stat(b) − stat(a) for each of
 // mean, p50, p90 and p99, resampling both sorted samples with replacement from
@@ -215,8 +213,7 @@ func resampleStats(rng *rand.Rand, sorted []float64, counts []int32, st *[4]floa
 	for i := 0; i < n; i++ {
 		counts[rng.IntN(n)]++
 	}
-	rank := func(p float64) int { return min(max(0, int(math.Ceil(p*float64(n)))-1), n-1) }
-	r50, r90, r99 := rank(0.5), rank(0.9), rank(0.99)
+	r50, r90, r99 := metrics.PercentileIndex(n, 0.5), metrics.PercentileIndex(n, 0.9), metrics.PercentileIndex(n, 0.99)
 	sum, seen := 0.0, 0
 	st[1], st[2], st[3] = math.NaN(), math.NaN(), math.NaN()
 	for i, c := range counts {

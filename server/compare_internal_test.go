@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 )
 
@@ -41,7 +42,7 @@ func TestResampleStats(t *testing.T) {
 			for _, v := range drawn {
 				sum += v
 			}
-			want := [4]float64{sum / float64(n), nearestRank(drawn, 0.5), nearestRank(drawn, 0.9), nearestRank(drawn, 0.99)}
+			want := [4]float64{sum / float64(n), metrics.Percentile(drawn, 0.5), metrics.Percentile(drawn, 0.9), metrics.Percentile(drawn, 0.99)}
 			for k := range want {
 				if math.Abs(got[k]-want[k]) > 1e-9*math.Max(1, math.Abs(want[k])) {
 					t.Fatalf("n=%d it=%d stat %d: got %v, want %v", n, it, k, got[k], want[k])

@@ -24,9 +24,9 @@ const (
 // Band colours (data-band / CSS band-*). The goal bands themselves, their
 // words and footnote are report.LatencyBands: one table for every page.
 const (
-	bandGreen = "green"
-	bandAmber = "amber"
-	bandRed   = "red"
+	bandGreen = report.BandGreen
+	bandAmber = report.BandAmber
+	bandRed   = report.BandRed
 	bandNone  = "none"
 )
 
@@ -180,13 +180,7 @@ func cardsFor(r *report.Report) ([]card, verdict) {
 			Explain: "How long after a reply starts its first words of text (transcript) appear."})
 	}
 	if s := f.RTF; s != nil {
-		b := bandGreen
-		switch {
-		case float64(f.RTFSlow) >= report.NotRealTimeShare*float64(s.N):
-			b = bandRed
-		case f.RTFSlow > 0:
-			b = bandAmber
-		}
+		b := report.RTFBand(f.RTFSlow, s.N)
 		rtf := func(v float64) string { return fmtNum(v, 3) }
 		cards = append(cards, card{Key: "rtf", Name: "Real-time factor (RTF)", Value: fmtNum(s.P50, 3), Band: b,
 			Sub:     fmt.Sprintf("%d of %d responses at RTF ≥ 1; ", f.RTFSlow, s.N) + statSub(s, rtf, basis),

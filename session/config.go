@@ -33,6 +33,12 @@ type Config struct {
 	Clock     Clock   // nil: SystemClock()
 	Sleeper   Sleeper // nil: Clock when it is a Sleeper, else SystemClock()
 	Transport string  // "" (native: coder; wasm: browser), TransportCoder, TransportBrowser
+	// SocketWorker, in the browser (transport browser), is the script of a
+	// dedicated worker that owns the WebSocket and stamps each message in
+	// its own onmessage (web/socket-worker.js): this realm's decoding then
+	// never delays a stamp. The session worker sets it; if the script
+	// cannot start, the socket opens here and the wire log says why.
+	SocketWorker string
 	// Dialer, when set, replaces Transport (in-memory tests, custom transports).
 	Dialer func(ctx context.Context, url string, clock Clock) (Conn, error)
 
@@ -77,6 +83,9 @@ type Config struct {
 type TimeOrigins struct {
 	Page   float64 `json:"page"`
 	Worker float64 `json:"worker,omitempty"`
+	// Socket: the socket worker's (Config.SocketWorker), when the
+	// WebSocket ran in one.
+	Socket float64 `json:"socket,omitempty"`
 }
 
 func (c Config) withDefaults() Config {
@@ -116,5 +125,3 @@ func (c Config) withDefaults() Config {
 	}
 	return c
 }
-
-// Session is one duplex session. Methods are safe for concurrent use; the

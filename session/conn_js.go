@@ -7,14 +7,18 @@ import (
 	"strings"
 	"sync"
 	"syscall/js"
+	"time"
 )
 
 // defaultTransport is the transport used when Config.Transport is empty.
 const defaultTransport = TransportBrowser
 
-func dial(ctx context.Context, name, url string, clock Clock) (Conn, error) {
+func dial(ctx context.Context, name, url, socketWorker string, clock Clock) (Conn, error) {
 	switch name {
 	case "", TransportBrowser:
+		if socketWorker != "" {
+			return dialViaSocketWorker(ctx, url, socketWorker)
+		}
 		return dialBrowser(ctx, url, false)
 	case TransportBrowserEventTime:
 		return dialBrowser(ctx, url, true)
@@ -40,7 +44,16 @@ type browserConn struct {
 	closed error
 	wake   chan struct{}
 	open   chan struct{}
+
+	// In a socket worker (socketworker_js.go): ws is that Worker, which
+	// sends and closes on request; origin is its timeOrigin. warning says
+	// why a socket asked to run in one runs here.
+	inWorker bool
+	origin   float64
+	warning  string
 }
+
+func (c *browserConn) socketRealm() (float64, string) { return c.origin, c.warning }
 
 func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) {
 	ctor := js.Global().Get("WebSocket")
@@ -68,39 +81,21 @@ func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) 
 			}
 		}
 		at += timelineOffset
-		d := args[0].Get("data")
-		var m Message
-		if d.Type() == js.TypeString {
-			m = Message{Data: []byte(d.String()), At: at}
-		} else {
-			u8 := js.Global().Get("Uint8Array").New(d)
-			b := make([]byte, u8.Get("length").Int())
-			js.CopyBytesToGo(b, u8)
-			m = Message{Data: b, At: at, Binary: true}
-		}
-		c.mu.Lock()
-		c.q = append(c.q, m)
-		c.mu.Unlock()
-		c.signal()
+		c.enqueue(args[0].Get("data"), at)
 		return nil
 	})
 	on("onopen", func(js.Value, []js.Value) any { once.Do(func() { close(c.open) }); return nil })
 	on("onerror", func(js.Value, []js.Value) any { return nil }) // onclose follows with the details
 	on("onclose", func(_ js.Value, args []js.Value) any {
 		ev := args[0]
-		c.mu.Lock()
-		if c.closed == nil {
-			opened := false
-			select {
-			case <-c.open:
-				opened = true
-			default:
-			}
-			c.closed = &CloseError{Code: ev.Get("code").Int(), Reason: ev.Get("reason").String(), Opened: opened}
+		opened := false
+		select {
+		case <-c.open:
+			opened = true
+		default:
 		}
-		c.mu.Unlock()
+		c.onClose(&CloseError{Code: ev.Get("code").Int(), Reason: ev.Get("reason").String(), Opened: opened})
 		once.Do(func() { close(c.open) })
-		c.signal()
 		return nil
 	})
 	select {
@@ -120,6 +115,33 @@ func dialBrowser(ctx context.Context, url string, eventTime bool) (Conn, error) 
 	return c, nil
 }
 
+// enqueue queues a received message (a string or an ArrayBuffer) stamped at.
+func (c *browserConn) enqueue(d js.Value, at time.Duration) {
+	var m Message
+	if d.Type() == js.TypeString {
+		m = Message{Data: []byte(d.String()), At: at}
+	} else {
+		u8 := js.Global().Get("Uint8Array").New(d)
+		b := make([]byte, u8.Get("length").Int())
+		js.CopyBytesToGo(b, u8)
+		m = Message{Data: b, At: at, Binary: true}
+	}
+	c.mu.Lock()
+	c.q = append(c.q, m)
+	c.mu.Unlock()
+	c.signal()
+}
+
+// onClose records why the socket closed (the first reason wins).
+func (c *browserConn) onClose(err error) {
+	c.mu.Lock()
+	if c.closed == nil {
+		c.closed = err
+	}
+	c.mu.Unlock()
+	c.signal()
+}
+
 func (c *browserConn) signal() {
 	select {
 	case c.wake <- struct{}{}:
@@ -136,6 +158,10 @@ func (c *browserConn) Write(ctx context.Context, data []byte) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if c.inWorker {
+		c.ws.Call("postMessage", map[string]any{"type": "send", "data": string(data)})
+		return nil
 	}
 	c.ws.Call("send", string(data))
 	return nil
@@ -179,12 +205,20 @@ func (c *browserConn) Close(code int, reason string) (err error) {
 			err = fmt.Errorf("closing the websocket: %v", r)
 		}
 	}()
+	if c.inWorker {
+		c.ws.Call("postMessage", map[string]any{"type": "close", "code": code, "reason": strings.ToValidUTF8(reason, "")})
+		return nil
+	}
 	c.ws.Call("close", code, strings.ToValidUTF8(reason, ""))
 	return nil
 }
 
-// release frees the JS callbacks (after the socket is closed).
+// release frees the JS callbacks (after the socket is closed) and ends
+// the socket worker.
 func (c *browserConn) release() {
+	if c.inWorker {
+		c.ws.Call("terminate")
+	}
 	for _, f := range c.fns {
 		f.Release()
 	}

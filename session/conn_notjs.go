@@ -7,8 +7,9 @@ import (
 	"fmt"
 )
 
-// dial opens the transport named by name ("" = coder).
-func dial(ctx context.Context, name, url string, clock Clock) (Conn, error) {
+// dial opens the transport named by name ("" = coder); socketWorker is
+// for the browser only.
+func dial(ctx context.Context, name, url, _ string, clock Clock) (Conn, error) {
 	switch name {
 	case "", TransportCoder:
 		return dialCoder(ctx, url, clock)

@@ -8,8 +8,9 @@
 // A Session records every event it sends and receives, with the instant on
 // its Clock, as a duplex-trace/v1 document (trace.Session) with audio
 // payloads kept, so `duplexscope score` and `replay` read it; it publishes
-// the same entries to Observers as they happen. session never imports
-// metrics: the caller attaches the metrics accumulator as an Observer.
+// the same entries to Observers as they happen. session never runs the
+// metrics accumulator: the caller attaches it as an Observer. It uses only
+// metrics' pure rules (the nearest-rank percentile of its pacing lag).
 //
 // # Clocks
 //

@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"encoding/base64"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +25,9 @@ func TestDecodeReceived(t *testing.T) {
 		{"float rate does not drop the event", `{"type":"response.output_audio.delta","response_id":"r4","sample_rate_hz":24000.0,"delta":"` + pcmB64(4) + `"}`, "response.output_audio.delta", "r4", 4, "", ""},
 		{"16 kHz resampled to 24 kHz", `{"type":"response.output_audio.delta","response_id":"r5","sample_rate_hz":16000,"delta":"` + pcmB64(320) + `"}`, "response.output_audio.delta", "r5", 480, "", ""},
 		{"odd byte dropped", `{"type":"response.output_audio.delta","response_id":"r6","delta":"` + pcmB64(5) + `"}`, "response.output_audio.delta", "r6", 4, "", ""},
+		{"escaped base64 (\\/)", `{"type":"response.output_audio.delta","response_id":"r8","delta":"` + strings.ReplaceAll(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xff}, 480)), "/", `\/`) + `"}`, "response.output_audio.delta", "r8", 480, "", ""},
+		{"empty delta falls back to audio", `{"type":"response.output_audio.delta","response_id":"r9","delta":"","audio":"` + pcmB64(8) + `"}`, "response.output_audio.delta", "r9", 8, "", ""},
+		{"null delta falls back to audio", `{"type":"response.output_audio.delta","response_id":"r9","delta":null,"audio":"` + pcmB64(8) + `"}`, "response.output_audio.delta", "r9", 8, "", ""},
 		{"bad base64 is no audio", `{"type":"response.output_audio.delta","response_id":"r7","delta":"%%%"}`, "response.output_audio.delta", "r7", 0, "", ""},
 		{"transcript", `{"type":"response.output_audio_transcript.delta","response_id":"r1","delta":"hi"}`, "response.output_audio_transcript.delta", "r1", 0, "hi", ""},
 		{"whole transcript", `{"type":"response.output_audio_transcript.done","response_id":"r1","transcript":"hi there"}`, "response.output_audio_transcript.done", "r1", 0, "hi there", ""},

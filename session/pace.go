@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/metrics"
 )
 
 // Frame sizes the reference clients use (docs/protocol.md#pacing).
@@ -80,23 +81,5 @@ func SummarizeLag(lags []time.Duration) LagStats {
 	for _, x := range v {
 		sum += x
 	}
-	rank := func(p float64) float64 {
-		i := int(ceil(p*float64(len(v)))) - 1
-		if i < 0 {
-			i = 0
-		}
-		if i > len(v)-1 {
-			i = len(v) - 1
-		}
-		return v[i]
-	}
-	return LagStats{Frames: len(v), MeanMs: sum / float64(len(v)), P50Ms: rank(0.5), P99Ms: rank(0.99), MaxMs: v[len(v)-1]}
-}
-
-func ceil(x float64) float64 {
-	i := float64(int64(x))
-	if i < x {
-		return i + 1
-	}
-	return i
+	return LagStats{Frames: len(v), MeanMs: sum / float64(len(v)), P50Ms: metrics.Percentile(v, 0.5), P99Ms: metrics.Percentile(v, 0.99), MaxMs: v[len(v)-1]}
 }

@@ -14,6 +14,31 @@ import (
 	"github.com/duplexscope/duplexscope/trace"
 )
 
+// socketRealm is a Conn that can say where its socket ran: the socket
+// worker's timeOrigin (0: not in one) and why it is not, when it was asked
+// to be.
+type socketRealm interface {
+	socketRealm() (origin float64, warning string)
+}
+
+// noteRealm records in the wire log where the socket ran.
+func (s *Session) noteRealm(conn Conn) {
+	r, ok := conn.(socketRealm)
+	if !ok {
+		return
+	}
+	origin, warn := r.socketRealm()
+	if warn != "" {
+		s.warnings = append(s.warnings, warn)
+	}
+	if origin != 0 && s.cfg.TimeOrigins != nil {
+		to := *s.cfg.TimeOrigins
+		to.Socket = origin
+		s.cfg.TimeOrigins = &to
+	}
+}
+
+// Session is one duplex session. Methods are safe for concurrent use; the
 // usual order is Dial → Stream (or SendFrame… then Commit) → Wait → Close.
 type Session struct {
 	cfg   Config
@@ -117,7 +142,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 	dialFn := c.Dialer
 	if dialFn == nil {
 		dialFn = func(ctx context.Context, u string, clock Clock) (Conn, error) {
-			return dial(ctx, c.Transport, u, clock)
+			return dial(ctx, c.Transport, u, c.SocketWorker, clock)
 		}
 	}
 	conn, err := dialFn(hctx, u, c.Clock)
@@ -128,6 +153,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 		return nil, herr
 	}
 	s.conn = conn
+	s.noteRealm(conn)
 	rctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	s.readDone, s.procDone = make(chan struct{}), make(chan struct{})

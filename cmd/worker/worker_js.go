@@ -215,6 +215,10 @@ func (w *worker) dial(workerOrigin float64) {
 	// early and spin to the due instant: ≤ 2 ms of CPU per frame.
 	scfg.PaceSpin = 2 * time.Millisecond
 	scfg.TimeOrigins = &session.TimeOrigins{Page: cfg.PageOrigin, Worker: workerOrigin}
+	// The WebSocket lives in a worker of its own that only stamps and
+	// relays: decoding a second of audio here (several ms in wasm) would
+	// otherwise delay the stamp of every message that arrives meanwhile.
+	scfg.SocketWorker = "/web/socket-worker.js"
 	scfg.Observers = []session.Observer{session.ObserverFuncs{Event: w.onEvent, State: w.onState}}
 	s, err := session.Dial(w.ctx, scfg)
 	if err != nil {

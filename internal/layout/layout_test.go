@@ -29,7 +29,9 @@ var rules = []rule{
 	// The live views' tracker runs in the session worker too: the session
 	// and the pure metrics, never go-app or the charts.
 	{"session/tracker", []string{"trace", "protocol", "audio", "metrics", "session"}},
-	{"session", []string{"trace", "protocol", "audio", "github.com/coder/websocket"}},
+	// session may use the pure metrics (itself only trace and protocol),
+	// so the pacing lag's percentiles are the one definition.
+	{"session", []string{"trace", "protocol", "audio", "metrics", "github.com/coder/websocket"}},
 	{"dataset", []string{"audio"}},
 	{"chart", []string{"metrics", "trace", "report", "loadcurve", "github.com/go-echarts/go-echarts/v2"}},
 	{"loadcurve", []string{"metrics", "trace", "protocol"}},

@@ -28,8 +28,13 @@ type Log struct {
 }
 
 // Add appends ev, folding it into the previous row when dir and type match.
-func (l *Log) Add(ev trace.Event) {
-	typ := eventType(ev.Event)
+func (l *Log) Add(ev trace.Event) { l.add(ev, eventType(ev.Event)) }
+
+// add is Add with the event's type already read ("(not an event)" when it
+// is not a JSON object with a string type): a received audio delta is tens
+// of kB, and one JSON pass over it costs the session worker about a
+// millisecond in wasm.
+func (l *Log) add(ev trace.Event, typ string) {
 	if n := len(l.rows); n > 0 {
 		last := &l.rows[n-1]
 		if last.Dir == ev.Dir && last.Type == typ {
@@ -58,12 +63,16 @@ func (l *Log) Last(n int) []LogRow {
 // Dropped counts rows that fell off the front (MaxLogRows).
 func (l *Log) Dropped() int { return l.dropped }
 
+// notAnEvent is the log's type of an entry that is not a JSON object with
+// a string type.
+const notAnEvent = "(not an event)"
+
 func eventType(raw []byte) string {
 	var t struct {
 		Type string `json:"type"`
 	}
 	if json.Unmarshal(raw, &t) != nil || t.Type == "" {
-		return "(not an event)"
+		return notAnEvent
 	}
 	return t.Type
 }

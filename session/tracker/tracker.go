@@ -97,7 +97,9 @@ func New() *Tracker { return &Tracker{resp: map[string]*Response{}} }
 
 // Add follows the next wire-log entry (trace order).
 func (t *Tracker) Add(ev trace.Event) Update {
-	t.log.Add(ev)
+	if ev.Dir != trace.DirRecv {
+		t.log.Add(ev)
+	}
 	if ev.Dir == trace.DirSend && !t.started && bytes.Contains(ev.Event[:min(64, len(ev.Event))], []byte("input_audio_buffer.append")) {
 		// Stream start is the instant just before the first append is
 		// written: that append's send stamp (the wire log's
@@ -115,6 +117,12 @@ func (t *Tracker) Add(ev trace.Event) Update {
 	}
 	t.acc.Add(ev)
 	in, ok := session.DecodeReceived(ev.Event)
+	switch { // the log's type, from this one decode
+	case !ok || in.Type == "":
+		t.log.add(ev, notAnEvent)
+	default:
+		t.log.add(ev, in.Type)
+	}
 	if !ok {
 		return Update{}
 	}
