@@ -47,75 +47,157 @@ func BareRun(ctx context.Context, wsURL string, pcm []byte, frameMs int, settle 
 	defer conn.CloseNow()
 	conn.SetReadLimit(64 << 20)
 	origin := time.Now()
-	now := func() float64 { return float64(time.Since(origin)) / 1e6 }
-	upd, err := protocol.Marshal(protocol.NewBenchmarkSessionUpdate(protocol.BenchmarkSession{Model: "sim"}))
-	if err != nil {
+	res := &BareResult{}
+	if res.SessionID, err = bareHandshake(ctx, conn); err != nil {
 		return nil, err
 	}
-	if err := conn.Write(ctx, websocket.MessageText, upd); err != nil {
-		return nil, fmt.Errorf("bench: bare session.update: %w", err)
+	rd := &bareReader{res: res, origin: origin, open: responsesDone{}, last: time.Now(), closed: make(chan struct{}), err: make(chan error, 1)}
+	go rd.run(ctx, conn)
+	if res.Lags, err = barePace(ctx, conn, pcm, frameMs); err != nil {
+		return nil, err
 	}
-	res := &BareResult{}
-	for res.SessionID == "" {
+	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"input_audio_buffer.commit","final":true}`)); err != nil {
+		return nil, fmt.Errorf("bench: bare commit: %w", err)
+	}
+	if err := rd.awaitSettled(ctx, settle); err != nil {
+		return nil, err
+	}
+	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"session.close"}`)); err != nil {
+		return nil, fmt.Errorf("bench: bare close: %w", err)
+	}
+	select {
+	case <-rd.closed:
+	case <-time.After(5 * time.Second):
+		return nil, errors.New("bench: bare: no session.closed")
+	}
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	conn.Close(websocket.StatusNormalClosure, "")
+	return res, nil
+}
+
+// bareHandshake sends session.update and returns the session id of the
+// session.created that answers it.
+func bareHandshake(ctx context.Context, conn *websocket.Conn) (string, error) {
+	upd, err := protocol.Marshal(protocol.NewBenchmarkSessionUpdate(protocol.BenchmarkSession{Model: "sim"}))
+	if err != nil {
+		return "", err
+	}
+	if err := conn.Write(ctx, websocket.MessageText, upd); err != nil {
+		return "", fmt.Errorf("bench: bare session.update: %w", err)
+	}
+	for {
 		_, b, err := conn.Read(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("bench: bare handshake: %w", err)
+			return "", fmt.Errorf("bench: bare handshake: %w", err)
 		}
 		ev, _ := protocol.Decode(b)
 		if sc, ok := ev.(*protocol.SessionCreated); ok && sc.Session != nil {
-			res.SessionID = sc.Session.SessionIdentity()
+			if id := sc.Session.SessionIdentity(); id != "" {
+				return id, nil
+			}
 		}
 		if ee, ok := ev.(*protocol.ErrorEvent); ok {
-			return nil, fmt.Errorf("bench: bare handshake: %s", ee.ErrorMessage())
+			return "", fmt.Errorf("bench: bare handshake: %s", ee.ErrorMessage())
 		}
 	}
+}
 
-	var mu sync.Mutex
-	open := map[string]bool{} // response id → done
-	last := time.Now()
-	closed := make(chan struct{})
-	readErr := make(chan error, 1)
-	go func() {
-		for {
-			_, b, err := conn.Read(ctx)
-			t := now()
-			if err != nil {
-				readErr <- err
-				return
-			}
-			mu.Lock()
-			res.Events = append(res.Events, trace.Event{TMs: t, Dir: trace.DirRecv, Event: b})
-			last = time.Now()
-			var h struct {
-				Type string `json:"type"`
-			}
-			json.Unmarshal(b, &h)
-			if id, ok := protocol.ResponseIdentity(b); ok {
-				switch h.Type {
-				case protocol.TypeResponseCreated:
-					open[id] = false
-				case protocol.TypeResponseDone:
-					open[id] = true
-				}
-			}
-			mu.Unlock()
-			if h.Type == protocol.TypeSessionClosed {
-				close(closed)
-			}
+// bareReader records every message after the handshake and tracks which
+// responses are done, so the client knows when the server has settled.
+type bareReader struct {
+	mu     sync.Mutex
+	res    *BareResult
+	origin time.Time
+	open   responsesDone
+	last   time.Time // when the last message arrived
+	closed chan struct{}
+	err    chan error
+}
+
+func (r *bareReader) run(ctx context.Context, conn *websocket.Conn) {
+	for {
+		_, b, err := conn.Read(ctx)
+		t := float64(time.Since(r.origin)) / 1e6
+		if err != nil {
+			r.err <- err
+			return
 		}
-	}()
+		r.mu.Lock()
+		r.res.Events = append(r.res.Events, trace.Event{TMs: t, Dir: trace.DirRecv, Event: b})
+		r.last = time.Now()
+		typ := r.open.observe(b)
+		r.mu.Unlock()
+		if typ == protocol.TypeSessionClosed {
+			close(r.closed)
+		}
+	}
+}
 
+// awaitSettled returns once every response is done and nothing arrived for
+// settle, or with the reader's error.
+func (r *bareReader) awaitSettled(ctx context.Context, settle time.Duration) error {
+	for {
+		select {
+		case err := <-r.err:
+			return fmt.Errorf("bench: bare read: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		r.mu.Lock()
+		done := time.Since(r.last) >= settle && r.open.allDone()
+		r.mu.Unlock()
+		if done {
+			return nil
+		}
+	}
+}
+
+// responsesDone maps a response id to whether its response.done arrived.
+type responsesDone map[string]bool
+
+// observe notes a response's creation or end in b and returns b's type.
+func (m responsesDone) observe(b []byte) string {
+	var h struct {
+		Type string `json:"type"`
+	}
+	json.Unmarshal(b, &h)
+	if id, ok := protocol.ResponseIdentity(b); ok {
+		switch h.Type {
+		case protocol.TypeResponseCreated:
+			m[id] = false
+		case protocol.TypeResponseDone:
+			m[id] = true
+		}
+	}
+	return h.Type
+}
+
+func (m responsesDone) allDone() bool {
+	for _, done := range m {
+		if !done {
+			return false
+		}
+	}
+	return true
+}
+
+// barePace sends pcm in frameMs appends on a naive ticker and returns each
+// frame's lag behind the absolute schedule, ms.
+func barePace(ctx context.Context, conn *websocket.Conn, pcm []byte, frameMs int) ([]float64, error) {
 	frame := audio.FrameBytes(audio.InputRate, frameMs)
 	period := time.Duration(frameMs) * time.Millisecond
 	tk := time.NewTicker(period)
 	defer tk.Stop()
 	start := time.Now()
+	var lags []float64
 	for k, off := 0, 0; off < len(pcm); k++ {
 		if k > 0 {
 			<-tk.C
 		}
 		lag := time.Since(start) - time.Duration(k)*period
-		res.Lags = append(res.Lags, float64(lag)/1e6)
+		lags = append(lags, float64(lag)/1e6)
 		end := min(off+frame, len(pcm))
 		msg, _ := json.Marshal(map[string]string{"type": protocol.TypeInputAudioBufferAppend, "audio": base64.StdEncoding.EncodeToString(pcm[off:end])})
 		if err := conn.Write(ctx, websocket.MessageText, msg); err != nil {
@@ -123,39 +205,7 @@ func BareRun(ctx context.Context, wsURL string, pcm []byte, frameMs int, settle 
 		}
 		off = end
 	}
-	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"input_audio_buffer.commit","final":true}`)); err != nil {
-		return nil, fmt.Errorf("bench: bare commit: %w", err)
-	}
-	for {
-		select {
-		case err := <-readErr:
-			return nil, fmt.Errorf("bench: bare read: %w", err)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		mu.Lock()
-		done := time.Since(last) >= settle
-		for _, d := range open {
-			done = done && d
-		}
-		mu.Unlock()
-		if done {
-			break
-		}
-	}
-	if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"session.close"}`)); err != nil {
-		return nil, fmt.Errorf("bench: bare close: %w", err)
-	}
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		return nil, errors.New("bench: bare: no session.closed")
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	conn.Close(websocket.StatusNormalClosure, "")
-	return res, nil
+	return lags, nil
 }
 
 // RunBare runs n concurrent bare sessions (the baseline of RunSessions).

@@ -194,33 +194,9 @@ func runPage(ctx context.Context, b *browser, st *stack, transport string, d tim
 		return nil, fmt.Errorf("bench: navigate: %w", err)
 	}
 	ps := &pageSession{}
-	intervalStarted := false
-	deadline := time.Now().Add(d + 2*time.Minute)
-	for {
-		var s struct {
-			Phase, Report, Status string
-		}
-		if err := b.eval(`(function(){var p=document.querySelector("#status"),s=document.querySelector("#share");return {Phase:p?p.getAttribute("data-phase")||"":"",Status:p?p.textContent:"",Report:s?s.getAttribute("data-report-id")||"":""};})()`, &s); err != nil {
-			return nil, err
-		}
-		if s.Phase == "streaming" && !intervalStarted {
-			// The baseline runs while the page streams (not during wasm start).
-			if err := b.eval(setIntervalJS, nil); err != nil {
-				return nil, fmt.Errorf("bench: setInterval baseline: %w", err)
-			}
-			intervalStarted = true
-		}
-		if s.Phase == "failed" {
-			return nil, fmt.Errorf("bench: the page reports a failed session: %s", s.Status)
-		}
-		if s.Report != "" {
-			ps.ReportID = s.Report
-			break
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("bench: no archived report after %v (status %q)", d+2*time.Minute, s.Status)
-		}
-		time.Sleep(250 * time.Millisecond)
+	var err error
+	if ps.ReportID, err = b.awaitReport(d); err != nil {
+		return nil, err
 	}
 	if err := b.eval(`(function(){clearInterval(window.__siTimer);return window.__si||[];})()`, &ps.IntervalLags); err != nil {
 		return nil, err
@@ -228,43 +204,90 @@ func runPage(ctx context.Context, b *browser, st *stack, transport string, d tim
 	if v, err := b.waitMark("first_point_drawn", 5*time.Second); err == nil {
 		ps.FirstPointMs = v
 	}
-	var rep struct {
-		Metrics struct {
-			Requests []json.RawMessage `json:"duplex_request_metrics"`
-		} `json:"metrics"`
-		Responses []HeardResponse `json:"responses"`
-		Sessions  []struct {
-			SessionID string `json:"session_id"`
-			WireLog   string `json:"wire_log"`
-		} `json:"sessions"`
-		Warnings []struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"warnings"`
-	}
-	if err := getJSON(ctx, st.URL+"/api/reports/"+ps.ReportID, &rep); err != nil {
+	if err := ps.measureArchived(ctx, st.URL); err != nil {
 		return nil, err
+	}
+	return ps, nil
+}
+
+// awaitReport polls the page until it has archived the session of length
+// d and returns the report id; it starts the setInterval baseline once the
+// page streams (not during wasm start), so both pacers share the same time.
+func (b *browser) awaitReport(d time.Duration) (string, error) {
+	intervalStarted := false
+	deadline := time.Now().Add(d + 2*time.Minute)
+	for {
+		var s struct {
+			Phase, Report, Status string
+		}
+		if err := b.eval(`(function(){var p=document.querySelector("#status"),s=document.querySelector("#share");return {Phase:p?p.getAttribute("data-phase")||"":"",Status:p?p.textContent:"",Report:s?s.getAttribute("data-report-id")||"":""};})()`, &s); err != nil {
+			return "", err
+		}
+		if s.Phase == "streaming" && !intervalStarted {
+			if err := b.eval(setIntervalJS, nil); err != nil {
+				return "", fmt.Errorf("bench: setInterval baseline: %w", err)
+			}
+			intervalStarted = true
+		}
+		if s.Phase == "failed" {
+			return "", fmt.Errorf("bench: the page reports a failed session: %s", s.Status)
+		}
+		if s.Report != "" {
+			return s.Report, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("bench: no archived report after %v (status %q)", d+2*time.Minute, s.Status)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// pageReport is the part of an archived report the bench reads.
+type pageReport struct {
+	Metrics struct {
+		Requests []json.RawMessage `json:"duplex_request_metrics"`
+	} `json:"metrics"`
+	Responses []HeardResponse `json:"responses"`
+	Sessions  []struct {
+		SessionID string `json:"session_id"`
+		WireLog   string `json:"wire_log"`
+	} `json:"sessions"`
+	Warnings []pageWarning `json:"warnings"`
+}
+
+type pageWarning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// measureArchived fetches ps.ReportID's report and wire log from the
+// server at base and fills the rest of ps from them and the simulator's
+// truth.
+func (ps *pageSession) measureArchived(ctx context.Context, base string) error {
+	var rep pageReport
+	if err := getJSON(ctx, base+"/api/reports/"+ps.ReportID, &rep); err != nil {
+		return err
 	}
 	if len(rep.Sessions) != 1 || rep.Sessions[0].WireLog == "" {
-		return nil, fmt.Errorf("bench: report %s has %d sessions / no wire log", ps.ReportID, len(rep.Sessions))
+		return fmt.Errorf("bench: report %s has %d sessions / no wire log", ps.ReportID, len(rep.Sessions))
 	}
 	ps.SessionID = rep.Sessions[0].SessionID
-	raw, err := getBytes(ctx, st.URL+"/api/reports/"+ps.ReportID+"/attachments/"+url.PathEscape(rep.Sessions[0].WireLog))
+	raw, err := getBytes(ctx, base+"/api/reports/"+ps.ReportID+"/attachments/"+url.PathEscape(rep.Sessions[0].WireLog))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	tr, err := trace.DecodeSession(raw)
 	if err != nil {
-		return nil, fmt.Errorf("bench: wire log: %w", err)
+		return fmt.Errorf("bench: wire log: %w", err)
 	}
-	truth, err := GetTruth(ctx, st.URL, ps.SessionID)
+	truth, err := GetTruth(ctx, base, ps.SessionID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var opened struct {
 		OpenedMs float64 `json:"opened_ms"`
 	}
-	if err := getJSON(ctx, st.URL+"/sim/sessions/"+url.PathEscape(ps.SessionID)+"/truth", &opened); err == nil {
+	if err := getJSON(ctx, base+"/sim/sessions/"+url.PathEscape(ps.SessionID)+"/truth", &opened); err == nil {
 		for _, r := range truth.Responses {
 			if r.FirstAudioMs != nil {
 				ps.FirstAudioTruthMs = *r.FirstAudioMs - opened.OpenedMs
@@ -274,26 +297,40 @@ func runPage(ctx context.Context, b *browser, st *stack, transport string, d tim
 	}
 	ps.Errors = CompareTruth(ReceiveStamps(tr.Events), truth)
 	if ps.FrameErrs, err = FrameErrors(tr.Events, truth.Events); err != nil {
-		return nil, err
+		return err
 	}
 	ps.Lags = PacingLags(tr.Events)
 	ps.Buffering = PlaybackBuffering(rep.Metrics.Requests, rep.Responses)
-	for _, w := range rep.Warnings {
+	ps.FramesDropped = droppedFrames(rep.Warnings)
+	ps.Thread = sessionThread(tr.Session.Extra)
+	return nil
+}
+
+// droppedFrames sums the input frames the page's pacing_lag warnings say
+// it dropped.
+func droppedFrames(warnings []pageWarning) int {
+	dropped := 0
+	for _, w := range warnings {
 		var n int
 		if _, err := fmt.Sscanf(w.Message, "%d input frames could not be sent in time and were dropped", &n); err == nil && w.Code == "pacing_lag" {
-			ps.FramesDropped += n
+			dropped += n
 		}
 	}
+	return dropped
+}
+
+// sessionThread is "worker" when the wire log's session extra names a
+// worker time origin, else "main".
+func sessionThread(extra json.RawMessage) string {
 	var meta struct {
 		TimeOrigins struct {
 			Worker *float64 `json:"worker"`
 		} `json:"time_origins"`
 	}
-	ps.Thread = "main"
-	if json.Unmarshal(tr.Session.Extra, &meta) == nil && meta.TimeOrigins.Worker != nil {
-		ps.Thread = "worker"
+	if json.Unmarshal(extra, &meta) == nil && meta.TimeOrigins.Worker != nil {
+		return "worker"
 	}
-	return ps, nil
+	return "main"
 }
 
 func getBytes(ctx context.Context, u string) ([]byte, error) {

@@ -28,7 +28,6 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 		sec.Err = err
 		return sec
 	}
-	// Sizes.
 	app, err := AppSizes()
 	if err != nil {
 		sec.Err = err
@@ -53,6 +52,34 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	}
 	defer st.close()
 
+	sizeSection(ctx, sec, st, hw, app, worker)
+	if err := coldLoadSection(c, sec, st, hw, app); err != nil {
+		sec.Err = err
+		return sec
+	}
+	if err := frameRateSection(c, sec, st, hw); err != nil {
+		sec.Err = err
+		return sec
+	}
+	firstLive, err := transportSections(ctx, c, sh, sec, st)
+	if err != nil {
+		sec.Err = err
+		return sec
+	}
+	if err := threadRows(ctx, c, sh, sec, st); err != nil {
+		sec.Err = err
+		return sec
+	}
+	if firstLive != nil && firstLive.FirstPointMs > 0 {
+		sec.printf("Live session (transport=browser): navigation → first TTFP point drawn %.0f ms, of which the simulator needed %.0f ms from session open to its first audio (3 s of input before the `periodic` profile answers); the rest, %.0f ms, is page load, connect and draw.\n\n", firstLive.FirstPointMs, firstLive.FirstAudioTruthMs, firstLive.FirstPointMs-firstLive.FirstAudioTruthMs)
+	}
+	return sec
+}
+
+// sizeSection writes the wasm sizes against the hello world and checks
+// that the server sends app.wasm pre-compressed; a failed check is a missed
+// goal, not a failed group.
+func sizeSection(ctx context.Context, sec *Section, st *stack, hw *hello, app, worker Sizes) {
 	sec.printf("### Size and serving\n\nBoth built with `GOOS=js GOARCH=wasm go build -trimpath -ldflags \"-s -w\"` and compressed by `go run ./internal/compress` (gzip best, brotli 11). Baseline: bench/hello, a go-app v10 hello world.\n\n")
 	sec.table([]string{"build", "raw", "gzip", "brotli", "brotli ÷ hello"}, [][]string{
 		{"web/app.wasm (duplexscope page)", kib(app.Raw), kib(app.Gzip), kib(app.Brotli) + " (" + mb(app.Brotli) + ")", fmtX(Ratio(float64(app.Brotli), float64(hw.Sizes.Brotli)))},
@@ -76,8 +103,11 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	} else {
 		sec.Goals = append(sec.Goals, Goal{Name: "server serves pre-compressed wasm", Target: "Content-Encoding br", Measured: "br, " + kib(n), Met: true, Margin: "met"})
 	}
+}
 
-	// Cold loads.
+// coldLoadSection times navigation → first chart point in fresh profiles,
+// against the hello world's first render in the same run.
+func coldLoadSection(c *Config, sec *Section, st *stack, hw *hello, app Sizes) error {
 	reps := 3
 	if c.Quick {
 		reps = 1
@@ -87,14 +117,12 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	for range reps {
 		v, _, err := coldLoad(c.Chromium, st.URL+"/?demo=1", "first_point_drawn", "")
 		if err != nil {
-			sec.Err = fmt.Errorf("bench: cold load of the page: %w", err)
-			return sec
+			return fmt.Errorf("bench: cold load of the page: %w", err)
 		}
 		appLoads = append(appLoads, v)
 		h, _, err := coldLoad(c.Chromium, hw.URL+"/", "hello_drawn", "")
 		if err != nil {
-			sec.Err = fmt.Errorf("bench: cold load of the hello world: %w", err)
-			return sec
+			return fmt.Errorf("bench: cold load of the hello world: %w", err)
 		}
 		helloLoads = append(helloLoads, h)
 	}
@@ -107,16 +135,20 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 		{"hello world → heading drawn", fmt.Sprint(hd.N), fmtMs(hd.P50), fmtMs(hd.Max), "1.00×"},
 	})
 	sec.goalLE("navigation → first chart point (cold, median)", ad.P50, 1500, "ms", fmt.Sprintf("The go-app hello world needed %.0f ms to its first wasm render in the same run (%s); the rest is the page's own start (a %s KiB brotli wasm to compile, echarts init, the first live-view render) on a loaded 2-core machine.", hd.P50, fmtX(Ratio(ad.P50, hd.P50)), fmt.Sprintf("%.0f", float64(app.Brotli)/1024)))
+	return nil
+}
 
-	// Frame rate.
+// frameRateSection counts frames while the live view renders 20 and 200
+// demo responses, against the idle hello world (whose failure is a row,
+// not a failed group).
+func frameRateSection(c *Config, sec *Section, st *stack, hw *hello) error {
 	c.logf("browser: frame rate with ?demo=20, ?demo=200 and the hello world (%v each)", c.FPSWindow)
 	var fpsRows [][]string
 	hf, herr := demoFPS(c.Chromium, hw.URL+"/", "hello_drawn", c.FPSWindow)
 	for _, n := range []int{20, 200} {
 		f, err := demoFPS(c.Chromium, fmt.Sprintf("%s/?demo=%d", st.URL, n), "first_point_drawn", c.FPSWindow)
 		if err != nil {
-			sec.Err = fmt.Errorf("bench: frame rate with %d responses: %w", n, err)
-			return sec
+			return fmt.Errorf("bench: frame rate with %d responses: %w", n, err)
 		}
 		fpsRows = append(fpsRows, []string{fmt.Sprintf("live view, %d responses (`?demo=%d`, 4 updates/s)", n, n), fmt.Sprintf("%.1f", f), fmtX(Ratio(f, hf))})
 	}
@@ -127,45 +159,38 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	}
 	sec.printf("### Live-view frame rate\n\nrequestAnimationFrame callbacks counted for %v while the live view renders a demo session of N responses (the page's `?demo=N` mode republishes the live snapshot — big numbers, TTFP/TTFT/RTF/TPOT charts, waterfall — every 250 ms). Headless chromium, software rendering. Baseline: the idle hello world in the same run.\n\n", c.FPSWindow)
 	sec.table([]string{"page", "frames/s", "÷ hello"}, fpsRows)
+	return nil
+}
 
-	// Sessions per transport.
-	type tr struct {
+// transportSections runs one page session per receive-stamping transport
+// and writes their fidelity and pacing tables; it returns the first
+// session, whose first chart point the group's closing line explains.
+func transportSections(ctx context.Context, c *Config, sh *Shared, sec *Section, st *stack) (*pageSession, error) {
+	transports := []struct {
 		name, label string
 		d           time.Duration
-	}
-	transports := []tr{{"browser", "raw browser WebSocket, stamped in onmessage (`transport=browser`, default)", c.PacingBrowser}, {"coder", "coder/websocket, stamped when Read returns (`transport=coder`)", c.BrowserCoder}}
+	}{{"browser", "raw browser WebSocket, stamped in onmessage (`transport=browser`, default)", c.PacingBrowser}, {"coder", "coder/websocket, stamped when Read returns (`transport=coder`)", c.BrowserCoder}}
 	var fidRows, paceRows [][]string
 	base := math.NaN()
-	if sh.NativeP99 != nil {
-		if v, ok := sh.NativeP99["session-1"]; ok {
-			base = v
-		}
+	if v, ok := sh.NativeP99["session-1"]; ok {
+		base = v
 	}
 	var firstLive *pageSession
 	for _, t := range transports {
 		c.logf("browser: session with transport=%s for %v", t.name, t.d)
 		b, err := newBrowser(c.Chromium)
 		if err != nil {
-			sec.Err = err
-			return sec
+			return nil, err
 		}
 		ps, err := runPage(ctx, b, st, t.name, t.d, nil)
 		b.cancel()
 		if err != nil {
-			sec.Err = fmt.Errorf("bench: browser session (transport=%s): %w", t.name, err)
-			return sec
+			return nil, fmt.Errorf("bench: browser session (transport=%s): %w", t.name, err)
 		}
 		if firstLive == nil {
 			firstLive = ps
 		}
-		kinds := []struct {
-			name string
-			x    []float64
-		}{{"created → first text", ps.Errors.CreatedText}, {"created → first audio", ps.Errors.CreatedAudio}, {"first → last audio", ps.Errors.AudioSpan}, {"all three pooled", ps.Errors.All()}}
-		for _, k := range kinds {
-			d := Summarize(Abs(k.x))
-			fidRows = append(fidRows, []string{t.name, k.name, fmt.Sprint(d.N), fmtMs(d.P50), fmtMs(d.P99), fmtMs(d.Max), fmtX(Ratio(d.P99, base))})
-		}
+		fidRows = append(fidRows, transportFidelityRows(t.name, ps.Errors, base)...)
 		all := Summarize(Abs(ps.Errors.All()))
 		sec.goalLE(fmt.Sprintf("timing fidelity p99, browser, transport=%s", t.name), all.P99, 4, "ms",
 			"The page's main thread (wasm, chart redraws, GC) delays message delivery on this loaded 2-core machine; see the native figure in the same run.")
@@ -185,14 +210,22 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	sec.table([]string{"transport", "interval", "n", "p50 ms", "p99 ms", "max ms", "p99 ÷ native p99"}, fidRows)
 	sec.printf("### Pacing in the browser\n\nThe page's per-frame pacing lag (wire-log `duplexscope.pacing` `lag_ms` = send instant − (stream start + bytes ÷ 32 000 s), page clock; jitter = p99 of |lag|, since an AudioWorklet-clocked frame can also leave early against that ideal schedule). Drift (signed) = median lag of the last 50 frames − of the first 50. Baseline: a `setInterval(…, 200)` loop started in the same page by chromedp `Evaluate`, its lag against start + k·200 ms.\n\n")
 	sec.table([]string{"transport", "pacer", "frames", "\\|lag\\| p50 ms", "\\|lag\\| p99 ms (jitter)", "\\|lag\\| max ms", "drift ms", "jitter ÷ setInterval"}, paceRows)
-	if err := threadRows(ctx, c, sh, sec, st); err != nil {
-		sec.Err = err
-		return sec
+	return firstLive, nil
+}
+
+// transportFidelityRows are one transport's rows of the fidelity table:
+// each interval kind and all three pooled, p99 against the native base.
+func transportFidelityRows(transport string, e Errors, base float64) [][]string {
+	kinds := []struct {
+		name string
+		x    []float64
+	}{{"created → first text", e.CreatedText}, {"created → first audio", e.CreatedAudio}, {"first → last audio", e.AudioSpan}, {"all three pooled", e.All()}}
+	var rows [][]string
+	for _, k := range kinds {
+		d := Summarize(Abs(k.x))
+		rows = append(rows, []string{transport, k.name, fmt.Sprint(d.N), fmtMs(d.P50), fmtMs(d.P99), fmtMs(d.Max), fmtX(Ratio(d.P99, base))})
 	}
-	if firstLive != nil && firstLive.FirstPointMs > 0 {
-		sec.printf("Live session (transport=browser): navigation → first TTFP point drawn %.0f ms, of which the simulator needed %.0f ms from session open to its first audio (3 s of input before the `periodic` profile answers); the rest, %.0f ms, is page load, connect and draw.\n\n", firstLive.FirstPointMs, firstLive.FirstAudioTruthMs, firstLive.FirstPointMs-firstLive.FirstAudioTruthMs)
-	}
-	return sec
+	return rows
 }
 
 // Stall is the debug main-thread stall of the session-thread rows (issue
@@ -208,38 +241,9 @@ const (
 // pacing lags and drift, and playback buffering, with the issue's goals on
 // the worker rows and the main-thread rows as their baseline.
 func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *stack) error {
-	type row struct {
-		thread string
-		stall  int
-		d      time.Duration
-		ps     *pageSession
-	}
-	var rows []*row
-	for _, th := range []struct {
-		name string
-		d    time.Duration
-	}{{"worker", c.ThreadWorker}, {"main", c.ThreadMain}} {
-		for _, stall := range []int{0, StallMs} {
-			rows = append(rows, &row{thread: th.name, stall: stall, d: th.d})
-		}
-	}
-	target := "ws" + strings.TrimPrefix(st.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d", SimSeed)
-	for _, r := range rows {
-		extra := url.Values{"url": {target}, "session_thread": {r.thread}}
-		if r.stall > 0 {
-			extra.Set("stall_ms", fmt.Sprint(r.stall))
-			extra.Set("stall_every_ms", fmt.Sprint(StallEveryMs))
-		}
-		c.logf("browser: session_thread=%s stall_ms=%d for %v", r.thread, r.stall, r.d)
-		b, err := newBrowser(c.Chromium)
-		if err != nil {
-			return err
-		}
-		r.ps, err = runPage(ctx, b, st, "browser", r.d, extra)
-		b.cancel()
-		if err != nil {
-			return fmt.Errorf("bench: browser session (session_thread=%s, stall_ms=%d): %w", r.thread, r.stall, err)
-		}
+	rows, err := threadSessions(ctx, c, st)
+	if err != nil {
+		return err
 	}
 	frameBase, respBase := nan(), nan()
 	if v, ok := sh.NativeP99["frames-1"]; ok {
@@ -303,4 +307,47 @@ func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *st
 		}
 	}
 	return nil
+}
+
+// threadRow is one session of the session-thread table: where it was asked
+// to run, the stall, its length and what it measured.
+type threadRow struct {
+	thread string
+	stall  int
+	d      time.Duration
+	ps     *pageSession
+}
+
+// threadSessions runs one page session per session_thread (worker, main),
+// each without and with the main-thread stall, seeded as the native
+// concurrency-1 run so the fidelity ratios compare like with like.
+func threadSessions(ctx context.Context, c *Config, st *stack) ([]*threadRow, error) {
+	var rows []*threadRow
+	for _, th := range []struct {
+		name string
+		d    time.Duration
+	}{{"worker", c.ThreadWorker}, {"main", c.ThreadMain}} {
+		for _, stall := range []int{0, StallMs} {
+			rows = append(rows, &threadRow{thread: th.name, stall: stall, d: th.d})
+		}
+	}
+	target := "ws" + strings.TrimPrefix(st.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d", SimSeed)
+	for _, r := range rows {
+		extra := url.Values{"url": {target}, "session_thread": {r.thread}}
+		if r.stall > 0 {
+			extra.Set("stall_ms", fmt.Sprint(r.stall))
+			extra.Set("stall_every_ms", fmt.Sprint(StallEveryMs))
+		}
+		c.logf("browser: session_thread=%s stall_ms=%d for %v", r.thread, r.stall, r.d)
+		b, err := newBrowser(c.Chromium)
+		if err != nil {
+			return nil, err
+		}
+		r.ps, err = runPage(ctx, b, st, "browser", r.d, extra)
+		b.cancel()
+		if err != nil {
+			return nil, fmt.Errorf("bench: browser session (session_thread=%s, stall_ms=%d): %w", r.thread, r.stall, err)
+		}
+	}
+	return rows, nil
 }

@@ -114,38 +114,51 @@ func TimelineOptionsThemed(tl Timeline, theme Theme) ([]byte, error) {
 	c.ExtendXAxis(opts.XAxis{Type: "value", Name: "s", GridIndex: 1, Min: 0, Max: end})
 	c.ExtendYAxis(opts.YAxis{Type: "value", Name: "model", GridIndex: 1, Min: 0, Max: 1.1, AxisLabel: &opts.AxisLabel{Show: opts.Bool(false)}})
 
-	lane := func(l Lane) charts.SeriesOpts {
-		return charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.XAxisIndex, s.YAxisIndex = int(l), int(l) })
-	}
-	env := func(levels []Level) []opts.LineData {
-		d := make([]opts.LineData, 0, len(levels))
-		for i, l := range levels {
-			// Drop to zero across silences so the area does not bridge them.
-			if i > 0 && l.TS-levels[i-1].TS > envelopeGapS {
-				d = append(d, opts.LineData{Value: []float64{levels[i-1].TS + envelopeEdgeS, 0}},
-					opts.LineData{Value: []float64{l.TS - envelopeEdgeS, 0}})
-			}
-			d = append(d, opts.LineData{Value: []float64{l.TS, l.Level}})
-		}
-		return d
-	}
-	// lane() goes last: the chart-type options reset the axis indices.
-	c.AddSeries("user input", env(tl.User),
+	// onLane goes last: the chart-type options reset the axis indices.
+	c.AddSeries("user input", envelope(tl.User),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithAreaStyleOpts(opts.AreaStyle{Color: "#4fc3f7", Opacity: opts.Float(0.5)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#4fc3f7"}),
-		lane(LaneUser),
+		onLane(LaneUser),
 	)
-	c.AddSeries("model output", env(tl.Model),
+	c.AddSeries("model output", envelope(tl.Model),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithAreaStyleOpts(opts.AreaStyle{Color: "#ffb74d", Opacity: opts.Float(0.5)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#ffb74d"}),
-		lane(LaneModel),
+		onLane(LaneModel),
 	)
 
 	s := charts.NewScatter()
+	addMarkers(s, tl.Markers, theme)
+	addCaptions(s, tl.Captions, end, theme)
+	c.Overlap(s)
+	return marshal(c)
+}
+
+// onLane puts a series on lane l's grid (its axes share the lane's index).
+func onLane(l Lane) charts.SeriesOpts {
+	return charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.XAxisIndex, s.YAxisIndex = int(l), int(l) })
+}
+
+// envelope is a lane's area line: the levels, dropping to zero across
+// silences longer than envelopeGapS so the area does not bridge them.
+func envelope(levels []Level) []opts.LineData {
+	d := make([]opts.LineData, 0, len(levels))
+	for i, l := range levels {
+		if i > 0 && l.TS-levels[i-1].TS > envelopeGapS {
+			d = append(d, opts.LineData{Value: []float64{levels[i-1].TS + envelopeEdgeS, 0}},
+				opts.LineData{Value: []float64{l.TS - envelopeEdgeS, 0}})
+		}
+		d = append(d, opts.LineData{Value: []float64{l.TS, l.Level}})
+	}
+	return d
+}
+
+// addMarkers adds one model-lane scatter series per marker kind present,
+// in markerKinds order so the legend reads the same in every run.
+func addMarkers(s *charts.Scatter, markers []Marker, theme Theme) {
 	byKind := map[string][]opts.ScatterData{}
-	for _, m := range tl.Markers {
+	for _, m := range markers {
 		name := m.Label
 		if name == "" {
 			name = m.ResponseID
@@ -166,12 +179,17 @@ func TimelineOptionsThemed(tl Timeline, theme Theme) ([]byte, error) {
 		s.AddSeries(k, byKind[k],
 			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: st.symbol, SymbolSize: 10}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: st.color}),
-			lane(LaneModel),
+			onLane(LaneModel),
 		)
 	}
+}
+
+// addCaptions adds each lane's transcript captions up to end, the shared
+// axis end: captions past it were never said in this run.
+func addCaptions(s *charts.Scatter, captions []Caption, end float64, theme Theme) {
 	for _, l := range []Lane{LaneUser, LaneModel} {
 		var d []opts.ScatterData
-		for _, cp := range tl.Captions {
+		for _, cp := range captions {
 			if cp.Lane == l && cp.TS <= end {
 				d = append(d, opts.ScatterData{Name: cp.Text, Value: []float64{cp.TS, 0.15}})
 			}
@@ -189,11 +207,9 @@ func TimelineOptionsThemed(tl Timeline, theme Theme) ([]byte, error) {
 			charts.WithScatterChartOpts(opts.ScatterChart{Symbol: "rect", SymbolSize: 6}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: theme.Title}),
 			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Formatter: "{b}", Color: theme.Title, Position: "right", FontSize: 10}),
-			lane(l),
+			onLane(l),
 		)
 	}
-	c.Overlap(s)
-	return marshal(c)
 }
 
 // TimelineEnd is the shared end of both lanes' time axis, in seconds: the

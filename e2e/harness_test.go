@@ -53,10 +53,12 @@ type stack struct {
 	FailUploads atomic.Bool
 	// FailWorker makes /web/session-worker.wasm answer 404 (the fallback test).
 	FailWorker atomic.Bool
-	srv        *server.Server
-	sim        *sim.Server
-	store      *archive.Memory
-	ts         *httptest.Server
+	// FailSocketWorker makes /web/socket-worker.js answer 404.
+	FailSocketWorker atomic.Bool
+	srv              *server.Server
+	sim              *sim.Server
+	store            *archive.Memory
+	ts               *httptest.Server
 }
 
 func startStack(t testing.TB) *stack { return startStackWith(t, nil) }
@@ -89,7 +91,8 @@ func startStackWith(t testing.TB, edit func(*server.Config)) *stack {
 	}
 	st.srv = srv
 	st.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if st.FailWorker.Load() && strings.HasPrefix(r.URL.Path, "/web/session-worker.wasm") {
+		if st.FailWorker.Load() && strings.HasPrefix(r.URL.Path, "/web/session-worker.wasm") ||
+			st.FailSocketWorker.Load() && r.URL.Path == "/web/socket-worker.js" {
 			http.NotFound(w, r)
 			return
 		}

@@ -509,6 +509,7 @@ func wantThread(t testing.TB, tr trace.Session, want string) {
 		Origins *struct {
 			Page   float64 `json:"page"`
 			Worker float64 `json:"worker"`
+			Socket float64 `json:"socket"`
 		} `json:"time_origins"`
 	}
 	if err := json.Unmarshal(tr.Session.Extra, &ex); err != nil {
@@ -525,6 +526,51 @@ func wantThread(t testing.TB, tr trace.Session, want string) {
 	}
 	if ss := tr.Session.StreamStartMs; ss == nil || *ss < ex.Origins.Worker-ex.Origins.Page {
 		t.Errorf("stream start %v ms is before the worker existed (%.1f ms on the page's timeline): stamps not mapped", ss, ex.Origins.Worker-ex.Origins.Page)
+	}
+	// The WebSocket ran in the socket worker, which the session worker
+	// started; its stamps are mapped onto the page's timeline too, so the
+	// first message received lies after it existed.
+	if ex.Origins.Socket <= ex.Origins.Worker {
+		t.Fatalf("time_origins %+v: no socket worker started after the session worker (the socket did not run in web/socket-worker.js)", *ex.Origins)
+	}
+	for _, ev := range tr.Events {
+		if ev.Dir == trace.DirRecv {
+			if ev.TMs < ex.Origins.Socket-ex.Origins.Page {
+				t.Errorf("first message received at %.1f ms, before the socket worker existed (%.1f ms on the page's timeline): its stamps are not mapped", ev.TMs, ex.Origins.Socket-ex.Origins.Page)
+			}
+			break
+		}
+	}
+}
+
+// TestSocketWorkerFallback: when web/socket-worker.js does not load, the
+// session worker opens the WebSocket itself, the run completes, and the
+// wire log says why.
+func TestSocketWorkerFallback(t *testing.T) {
+	requireBuild(t)
+	s := startStack(t)
+	s.FailSocketWorker.Store(true)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	defer cancel()
+	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}} // ≥ 3 responses (checkReport)
+	run := runPage(t, s, ctx, q, 2*time.Minute)
+	tr := checkReport(t, s, run)
+	var ex struct {
+		Thread   string   `json:"session_thread"`
+		Warnings []string `json:"warnings"`
+		Origins  struct {
+			Socket float64 `json:"socket"`
+		} `json:"time_origins"`
+	}
+	if err := json.Unmarshal(tr.Session.Extra, &ex); err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for _, w := range ex.Warnings {
+		warned = warned || strings.Contains(w, "socket worker could not start") && strings.Contains(w, "socket-worker.js")
+	}
+	if ex.Thread != "worker" || ex.Origins.Socket != 0 || !warned {
+		t.Errorf("session_thread %q, socket origin %v, warnings %q; want the session worker, no socket worker, and a warning naming socket-worker.js", ex.Thread, ex.Origins.Socket, ex.Warnings)
 	}
 }
 

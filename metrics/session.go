@@ -103,49 +103,22 @@ func (a *Accumulator) Snapshot() SessionResult {
 	if rate == 0 {
 		rate = defaultSampleRate
 	}
-	var (
-		ttft, ttfp, rtf, tpot, cttft, cttfp []float64
-		text, first, last                   *window
-		dStar                               float64
-	)
 	res.Responses = make([]ResponseTiming, 0, len(a.listed))
 	n := len(a.listed)
 	vals := make([]float64, (6+4+nVals)*n) // one slab: six summary inputs, instants, row values
 	times, rowVals := vals[6*n:10*n], vals[10*n:]
-	ttft, ttfp, rtf = vals[0:0:n], vals[n:n:2*n], vals[2*n:2*n:3*n]
-	tpot, cttft, cttfp = vals[3*n:3*n:4*n], vals[4*n:4*n:5*n], vals[5*n:5*n:6*n]
-	var slab []RawMetric // one allocation for all rows' timing fields
+	smp := newSamples(vals[:6*n], n)
+	var (
+		stream streamEnds
+		slab   rawSlab // one allocation for all rows' timing fields
+	)
 	for i, ri := range a.listed {
 		st := &a.resps[ri]
 		w := &st.win
 		byteMs := float64(st.bytes) * 1000 / (rate * 2)
-		res.Responses = append(res.Responses, ResponseTiming{ResponseID: st.id, RequestIndex: i, AudioPackets: w.packets, AudioBytes: st.bytes})
+		res.Responses = append(res.Responses, responseTiming(st, i, times[4*i:4*i+4:4*i+4]))
 		rt := &res.Responses[len(res.Responses)-1]
-		ms := times[4*i : 4*i+4 : 4*i+4]
-		ms[0], ms[1], ms[2], ms[3] = w.created, w.textMs, w.firstMs, w.lastMs
-		if w.hasCreated {
-			rt.CreatedMs = &ms[0]
-		}
-		if w.hasText {
-			rt.FirstTextMs = &ms[1]
-			if text == nil || w.textSeq < text.textSeq {
-				text = w
-			}
-		}
-		if w.packets > 0 {
-			rt.FirstAudioMs, rt.LastAudioMs = &ms[2], &ms[3]
-			if first == nil || w.firstSeq < first.firstSeq {
-				first = w
-			}
-			if last == nil || w.lastSeq > last.lastSeq {
-				last = w
-			}
-		}
-		if w.hasDur5 {
-			dStar += w.dur5
-		} else {
-			dStar += byteMs
-		}
+		stream.add(w, byteMs)
 
 		if !(w.packets > 0 && w.hasCreated) && w.stage0 == nil {
 			// No row: no timing fields and no stage-0 snapshot
@@ -155,79 +128,177 @@ func (a *Accumulator) Snapshot() SessionResult {
 		res.Rows = append(res.Rows, Row{HasSample: hasSample, SampleID: a.meta.SampleID, Split: a.meta.Split,
 			SessionID: sessionID, RequestIndex: i, ResponseID: st.id})
 		row := &res.Rows[len(res.Rows)-1]
+		store := rowVals[nVals*i : nVals*(i+1)]
 		if w.packets > 0 && w.hasCreated {
-			if len(slab) == cap(slab) {
-				slab = make([]RawMetric, 0, len(a.listed)-i)
-			}
-			slab = slab[:len(slab)+1]
-			row.Raw = &slab[len(slab)-1]
-			rawMetric(row.Raw, w, byteMs, rowVals[nVals*i:nVals*(i+1)])
+			row.Raw = slab.next(len(a.listed) - i)
+			rawMetric(row.Raw, w, byteMs, store)
 		}
 		if w.stage0 != nil {
-			row.Stage0 = &w.stage0.tokens
-			if row.Raw != nil {
-				row.Raw.HasTPOT = true
-				if w.stage0.tpotOK {
-					row.Raw.TPOTMs = &rowVals[nVals*i+vTPOT]
-					*row.Raw.TPOTMs = w.stage0.tpot
-				}
-			}
+			stage0Metric(row, w.stage0, store)
 		}
 		rt.HasRow = true
 		if m := row.Raw; m != nil {
 			rt.TTFTClock, rt.TTFPClock = m.TTFTClock, m.TTFPClock
-			if m.TTFTMs != nil {
-				ttft = append(ttft, *m.TTFTMs)
-			}
-			ttfp = append(ttfp, m.TTFPMs)
-			if m.RTF != nil {
-				rtf = append(rtf, *m.RTF)
-			}
-			if m.TPOTMs != nil && *m.TPOTMs > 0 {
-				tpot = append(tpot, *m.TPOTMs)
-			}
-			if m.ClientTTFTMs != nil && *m.ClientTTFTMs >= 0 {
-				cttft = append(cttft, *m.ClientTTFTMs)
-			}
-			if m.ClientTTFPMs != nil && *m.ClientTTFPMs >= 0 {
-				cttfp = append(cttfp, *m.ClientTTFPMs)
-			}
+			smp.add(m)
 		}
 		if row.Stage0 != nil {
-			res.OutputTokens = res.OutputTokens.Add(row.Stage0.OutputTokenCount)
-			for _, f := range row.Stage0.Faults {
-				res.Faults = append(res.Faults, Fault{
-					Path:   "request_metrics[" + strconv.Itoa(len(res.Rows)-1) + "].stage0_tokens." + f.Field,
-					Reason: f.Reason + " in the reference"})
-			}
+			res.addStage0(row.Stage0, len(res.Rows)-1)
 		}
 	}
 	res.Summary = SessionSummary{
 		HasSample: hasSample, SampleID: a.meta.SampleID, Split: a.meta.Split, SessionID: sessionID,
 		AudioTurnCount: len(res.Rows),
-		TTFTMs:         summarizeOwned(ttft, 3),
-		TTFPMs:         summarizeOwned(ttfp, 3),
-		RTF:            summarizeOwned(rtf, 6),
-		TPOTMs:         summarizeOwned(tpot, 3),
-		ClientTTFTMs:   summarizeOwned(cttft, 3),
-		ClientTTFPMs:   summarizeOwned(cttfp, 3),
+		TTFTMs:         summarizeOwned(smp.ttft, 3),
+		TTFPMs:         summarizeOwned(smp.ttfp, 3),
+		RTF:            summarizeOwned(smp.rtf, 6),
+		TPOTMs:         summarizeOwned(smp.tpot, 3),
+		ClientTTFTMs:   summarizeOwned(smp.cttft, 3),
+		ClientTTFPMs:   summarizeOwned(smp.cttfp, 3),
 	}
-	if first != nil {
-		ss := a.ss
-		sw := &StreamWindow{
-			TTFPMs:            round3((first.firstT - ss) * 1000),
-			AudioGenerationMs: round3(max(0, (last.lastT-ss)*1000)),
-			AudioDurationMs:   round3(dStar),
-		}
-		if text != nil {
-			sw.TTFTMs = ptr(round3((text.textT - ss) * 1000))
-		}
-		if sw.AudioDurationMs > 0 {
-			sw.RTF = ptr(round6((sw.AudioGenerationMs / 1000) / (sw.AudioDurationMs / 1000)))
-		}
-		res.Summary.Stream = sw
-	}
+	res.Summary.Stream = stream.window(a.ss)
 	return res
+}
+
+// responseTiming is a listed response's timing for the live view; ms holds
+// its four instants (created, first text, first and last audio), which the
+// pointers point into.
+func responseTiming(st *respState, i int, ms []float64) ResponseTiming {
+	w := &st.win
+	rt := ResponseTiming{ResponseID: st.id, RequestIndex: i, AudioPackets: w.packets, AudioBytes: st.bytes}
+	ms[0], ms[1], ms[2], ms[3] = w.created, w.textMs, w.firstMs, w.lastMs
+	if w.hasCreated {
+		rt.CreatedMs = &ms[0]
+	}
+	if w.hasText {
+		rt.FirstTextMs = &ms[1]
+	}
+	if w.packets > 0 {
+		rt.FirstAudioMs, rt.LastAudioMs = &ms[2], &ms[3]
+	}
+	return rt
+}
+
+// streamEnds collects the session's stream-window ends over the listed
+// responses (docs/metrics.md#stream-window): the earliest text and first
+// audio packet and the latest audio packet, by arrival order, and the
+// summed audio duration.
+type streamEnds struct {
+	text, first, last *window
+	durationMs        float64
+}
+
+// add takes one listed response's window; byteMs is its decoded audio's
+// duration, used when the response has no server-reported one.
+func (e *streamEnds) add(w *window, byteMs float64) {
+	if w.hasText && (e.text == nil || w.textSeq < e.text.textSeq) {
+		e.text = w
+	}
+	if w.packets > 0 {
+		if e.first == nil || w.firstSeq < e.first.firstSeq {
+			e.first = w
+		}
+		if e.last == nil || w.lastSeq > e.last.lastSeq {
+			e.last = w
+		}
+	}
+	if w.hasDur5 {
+		e.durationMs += w.dur5
+	} else {
+		e.durationMs += byteMs
+	}
+}
+
+// window is the session's StreamWindow measured from the stream start ss
+// (seconds); nil when no listed response had an audio packet.
+func (e *streamEnds) window(ss float64) *StreamWindow {
+	if e.first == nil {
+		return nil
+	}
+	sw := &StreamWindow{
+		TTFPMs:            round3((e.first.firstT - ss) * 1000),
+		AudioGenerationMs: round3(max(0, (e.last.lastT-ss)*1000)),
+		AudioDurationMs:   round3(e.durationMs),
+	}
+	if e.text != nil {
+		sw.TTFTMs = ptr(round3((e.text.textT - ss) * 1000))
+	}
+	if sw.AudioDurationMs > 0 {
+		sw.RTF = ptr(round6((sw.AudioGenerationMs / 1000) / (sw.AudioDurationMs / 1000)))
+	}
+	return sw
+}
+
+// rawSlab hands out the rows' RawMetrics from one allocation.
+type rawSlab []RawMetric
+
+// next returns a zero RawMetric; room is how many more rows may need one,
+// the size of a new allocation when the current one is full.
+func (s *rawSlab) next(room int) *RawMetric {
+	if len(*s) == cap(*s) {
+		*s = make([]RawMetric, 0, room)
+	}
+	*s = (*s)[:len(*s)+1]
+	return &(*s)[len(*s)-1]
+}
+
+// stage0Metric puts the stage-0 snapshot on the row and, on a row with
+// timing fields, its tpot_ms (kept in store's vTPOT slot).
+func stage0Metric(row *Row, s0 *stage0Parsed, store []float64) {
+	row.Stage0 = &s0.tokens
+	if row.Raw == nil {
+		return
+	}
+	row.Raw.HasTPOT = true
+	if s0.tpotOK {
+		row.Raw.TPOTMs = &store[vTPOT]
+		*row.Raw.TPOTMs = s0.tpot
+	}
+}
+
+// addStage0 counts a row's stage-0 output tokens and records the values
+// the reference would raise on; rowIndex is the row's place in Rows.
+func (res *SessionResult) addStage0(s0 *Stage0Tokens, rowIndex int) {
+	res.OutputTokens = res.OutputTokens.Add(s0.OutputTokenCount)
+	for _, f := range s0.Faults {
+		res.Faults = append(res.Faults, Fault{
+			Path:   "request_metrics[" + strconv.Itoa(rowIndex) + "].stage0_tokens." + f.Field,
+			Reason: f.Reason + " in the reference"})
+	}
+}
+
+// samples are the session summary's inputs: the rows' values that count.
+// Each list has its own fixed stretch of one allocation.
+type samples struct {
+	ttft, ttfp, rtf, tpot, cttft, cttfp []float64
+}
+
+// newSamples splits vals (6n long) into six empty lists of capacity n.
+func newSamples(vals []float64, n int) samples {
+	return samples{
+		ttft: vals[0:0:n], ttfp: vals[n : n : 2*n], rtf: vals[2*n : 2*n : 3*n],
+		tpot: vals[3*n : 3*n : 4*n], cttft: vals[4*n : 4*n : 5*n], cttfp: vals[5*n : 5*n : 6*n],
+	}
+}
+
+// add takes a row's timing fields: tpot only when positive, the client
+// latencies only when not negative (docs/metrics.md#session-summary).
+func (s *samples) add(m *RawMetric) {
+	if m.TTFTMs != nil {
+		s.ttft = append(s.ttft, *m.TTFTMs)
+	}
+	s.ttfp = append(s.ttfp, m.TTFPMs)
+	if m.RTF != nil {
+		s.rtf = append(s.rtf, *m.RTF)
+	}
+	if m.TPOTMs != nil && *m.TPOTMs > 0 {
+		s.tpot = append(s.tpot, *m.TPOTMs)
+	}
+	if m.ClientTTFTMs != nil && *m.ClientTTFTMs >= 0 {
+		s.cttft = append(s.cttft, *m.ClientTTFTMs)
+	}
+	if m.ClientTTFPMs != nil && *m.ClientTTFPMs >= 0 {
+		s.cttfp = append(s.cttfp, *m.ClientTTFPMs)
+	}
 }
 
 // rawMetric computes a row's timing fields (docs/metrics.md#row-timing to

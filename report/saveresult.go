@@ -80,136 +80,17 @@ func SaveResult(r *Report, opt SaveResultOptions) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export vllm-result: %w", err)
 	}
-	started, _ := time.Parse(time.RFC3339, r.Run.StartedAt)
-	ended, _ := time.Parse(time.RFC3339, r.Run.EndedAt)
-	if opt.Date == "" {
-		opt.Date = started.UTC().Format("20060102-150405")
-	}
-	if opt.Backend == "" {
-		opt.Backend = "openai-realtime-duplex"
-	}
-	dur := opt.DurationS
-	if dur == 0 && !started.IsZero() && ended.After(started) {
-		dur = ended.Sub(started).Seconds()
-	}
-	nSessions := len(r.Metrics.Sessions)
-	completed := nSessions
-	if len(r.Sessions) > 0 {
-		nSessions, completed = len(r.Sessions), 0
-		for _, s := range r.Sessions {
-			if s.Complete {
-				completed++
-			}
-		}
-	}
-	if opt.NumPrompts == 0 {
-		opt.NumPrompts = nSessions
-	}
-	outTokens := new(big.Int) // Python ints: exact at any size
-	var audioS float64
-	var ttfts, tpots []float64
-	for _, row := range r.Metrics.Requests {
-		if row.Stage0 != nil {
-			if n, ok := new(big.Int).SetString(row.Stage0.OutputTokenCount.String(), 10); ok {
-				outTokens.Add(outTokens, n)
-			}
-		}
-		if row.AudioDurationMs != nil {
-			audioS += *row.AudioDurationMs / 1000
-		}
-		if row.TTFTMs != nil {
-			ttfts = append(ttfts, *row.TTFTMs)
-		}
-		if row.TPOTMs != nil {
-			tpots = append(tpots, *row.TPOTMs)
-		}
-	}
-	per := func(x float64) float64 {
-		if dur <= 0 {
-			return 0
-		}
-		return x / dur
-	}
-	var label any
-	if opt.Label != "" {
-		label = opt.Label
-	}
-	conc := max(r.Run.Concurrency, 1)
-	res := metrics.Object{
-		{Key: "date", Value: opt.Date},
-		{Key: "endpoint_type", Value: opt.Backend},
-		{Key: "backend", Value: opt.Backend},
-		{Key: "label", Value: label},
-		{Key: "model_id", Value: r.Run.Model},
-		{Key: "tokenizer_id", Value: r.Run.Model},
-		{Key: "num_prompts", Value: opt.NumPrompts},
-	}
-	for _, m := range opt.Metadata {
-		k, v, _ := strings.Cut(m, "=")
-		res = append(res, metrics.Member{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
-	}
-	res = append(res, metrics.Object{
-		{Key: "request_rate", Value: "inf"},
-		{Key: "burstiness", Value: 1.0},
-		{Key: "max_concurrency", Value: conc},
-		{Key: "duration", Value: dur},
-		{Key: "completed", Value: completed},
-		{Key: "failed", Value: nSessions - completed},
-		{Key: "total_input_tokens", Value: 0},
-		{Key: "total_output_tokens", Value: tokenTotal(outTokens)},
-		{Key: "request_throughput", Value: per(float64(completed))},
-		{Key: "request_goodput", Value: nil},
-		{Key: "output_throughput", Value: per(bigFloat(outTokens))},
-		{Key: "total_token_throughput", Value: per(bigFloat(outTokens))},
-		{Key: "total_audio_duration_s", Value: audioS},
-		{Key: "total_audio_frames", Value: int(math.Round(audioS * 24000))},
-		{Key: "audio_throughput", Value: per(audioS)},
-		{Key: "total_images", Value: 0},
-		{Key: "image_throughput", Value: 0.0},
-		{Key: "average_pixels_per_image", Value: 0.0},
-		{Key: "mean_denoise_step_latency_ms", Value: 0.0},
-		{Key: "total_video_duration_s", Value: 0.0},
-		{Key: "total_video_frames", Value: 0},
-		{Key: "video_throughput", Value: 0.0},
-		{Key: "mean_video_rtf", Value: 0.0},
-		{Key: "median_video_rtf", Value: 0.0},
-		{Key: "percentiles_video_rtf", Value: []any{}},
-		{Key: "mean_video_generation_ms", Value: 0.0},
-		{Key: "median_video_generation_ms", Value: 0.0},
-		{Key: "percentiles_video_generation_ms", Value: []any{}},
-		{Key: "mean_peak_memory_mb", Value: nil},
-		{Key: "median_peak_memory_mb", Value: nil},
-		{Key: "percentiles_peak_memory_mb", Value: []any{}},
-		{Key: "max_output_tokens_per_s", Value: 0.0},
-		{Key: "max_concurrent_requests", Value: min(conc, nSessions)},
-		{Key: "rtfx", Value: 0.0},
-	}...)
-	var flat metrics.Object
-	for _, m := range mr.Object() {
-		switch {
-		case m.Key == "duplex_request_metrics" || m.Key == "duplex_session_metrics":
-			if len(m.Value.([]any)) > 0 {
-				res = append(res, m)
-			}
-		case strings.HasPrefix(m.Key, "duplex_stream_"):
-			res = append(res, m)
-		default: // the pooled per-response keys: not in vLLM's file, kept under duplexscope
-			flat = append(flat, m)
-		}
-	}
+	sessions, completed := sessionCounts(r)
+	opt = opt.withDefaults(r, sessions)
+	tot := sumRequests(r.Metrics.Requests)
+	res := setupKeys(r, opt)
+	res = append(res, resultKeys(r, opt.DurationS, sessions, completed, tot)...)
+	res, flat := duplexKeys(res, mr.Object())
 	if opt.OmniInteract {
-		res = append(res, metrics.Member{Key: "omniinteract", Value: metrics.Object{
-			{Key: "total", Value: nSessions},
-			{Key: "success", Value: completed},
-			{Key: "failed", Value: nSessions - completed},
-			{Key: "eligible_for_official_eval", Value: 0},
-			{Key: "successful_but_ineligible", Value: completed},
-			{Key: "audio_clipped_bytes", Value: 0},
-			{Key: "artifacts_complete", Value: false},
-		}})
+		res = append(res, omniInteract(sessions, completed))
 	}
-	res = percentileKeys(res, "ttft", ttfts)
-	res = percentileKeys(res, "tpot", tpots)
+	res = percentileKeys(res, "ttft", tot.ttfts)
+	res = percentileKeys(res, "tpot", tot.tpots)
 	ds := opt.DuplexScope
 	if ds == nil {
 		ds = metrics.Object{{Key: "report_id_source", Value: r.Run.Client}, {Key: "target_url", Value: r.Run.TargetURL},
@@ -229,6 +110,175 @@ func SaveResult(r *Report, opt SaveResultOptions) ([]byte, error) {
 		return nil, err
 	}
 	return append(pretty.Bytes(), '\n'), nil
+}
+
+// withDefaults fills the options left zero from the report: the date and
+// duration from the run's clock, the number of prompts from its sessions.
+func (opt SaveResultOptions) withDefaults(r *Report, sessions int) SaveResultOptions {
+	started, _ := time.Parse(time.RFC3339, r.Run.StartedAt)
+	ended, _ := time.Parse(time.RFC3339, r.Run.EndedAt)
+	if opt.Date == "" {
+		opt.Date = started.UTC().Format("20060102-150405")
+	}
+	if opt.Backend == "" {
+		opt.Backend = "openai-realtime-duplex"
+	}
+	if opt.DurationS == 0 && !started.IsZero() && ended.After(started) {
+		opt.DurationS = ended.Sub(started).Seconds()
+	}
+	if opt.NumPrompts == 0 {
+		opt.NumPrompts = sessions
+	}
+	return opt
+}
+
+// sessionCounts is how many sessions the run had and how many completed:
+// the report's own sessions when it lists them, else the metrics' entries,
+// each counted as completed.
+func sessionCounts(r *Report) (sessions, completed int) {
+	if len(r.Sessions) == 0 {
+		return len(r.Metrics.Sessions), len(r.Metrics.Sessions)
+	}
+	for _, s := range r.Sessions {
+		if s.Complete {
+			completed++
+		}
+	}
+	return len(r.Sessions), completed
+}
+
+// requestTotals are the sums and samples over the rows that vLLM's
+// result derives from its per-request list.
+type requestTotals struct {
+	outTokens    *big.Int // Python ints: exact at any size
+	audioS       float64
+	ttfts, tpots []float64
+}
+
+// sumRequests totals the rows; a row without a value adds nothing.
+func sumRequests(rows []Row) requestTotals {
+	t := requestTotals{outTokens: new(big.Int)}
+	for _, row := range rows {
+		if row.Stage0 != nil {
+			if n, ok := new(big.Int).SetString(row.Stage0.OutputTokenCount.String(), 10); ok {
+				t.outTokens.Add(t.outTokens, n)
+			}
+		}
+		if row.AudioDurationMs != nil {
+			t.audioS += *row.AudioDurationMs / 1000
+		}
+		if row.TTFTMs != nil {
+			t.ttfts = append(t.ttfts, *row.TTFTMs)
+		}
+		if row.TPOTMs != nil {
+			t.tpots = append(t.tpots, *row.TPOTMs)
+		}
+	}
+	return t
+}
+
+// setupKeys are serve.py's setup keys, with the --metadata pairs after
+// num_prompts as vLLM places them.
+func setupKeys(r *Report, opt SaveResultOptions) metrics.Object {
+	var label any
+	if opt.Label != "" {
+		label = opt.Label
+	}
+	res := metrics.Object{
+		{Key: "date", Value: opt.Date},
+		{Key: "endpoint_type", Value: opt.Backend},
+		{Key: "backend", Value: opt.Backend},
+		{Key: "label", Value: label},
+		{Key: "model_id", Value: r.Run.Model},
+		{Key: "tokenizer_id", Value: r.Run.Model},
+		{Key: "num_prompts", Value: opt.NumPrompts},
+	}
+	for _, m := range opt.Metadata {
+		k, v, _ := strings.Cut(m, "=")
+		res = append(res, metrics.Member{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	return res
+}
+
+// resultKeys are the traffic keys and the benchmark result over dur
+// seconds (throughputs are 0 without a duration).
+func resultKeys(r *Report, dur float64, sessions, completed int, t requestTotals) metrics.Object {
+	per := func(x float64) float64 {
+		if dur <= 0 {
+			return 0
+		}
+		return x / dur
+	}
+	conc := max(r.Run.Concurrency, 1)
+	return metrics.Object{
+		{Key: "request_rate", Value: "inf"},
+		{Key: "burstiness", Value: 1.0},
+		{Key: "max_concurrency", Value: conc},
+		{Key: "duration", Value: dur},
+		{Key: "completed", Value: completed},
+		{Key: "failed", Value: sessions - completed},
+		{Key: "total_input_tokens", Value: 0},
+		{Key: "total_output_tokens", Value: tokenTotal(t.outTokens)},
+		{Key: "request_throughput", Value: per(float64(completed))},
+		{Key: "request_goodput", Value: nil},
+		{Key: "output_throughput", Value: per(bigFloat(t.outTokens))},
+		{Key: "total_token_throughput", Value: per(bigFloat(t.outTokens))},
+		{Key: "total_audio_duration_s", Value: t.audioS},
+		{Key: "total_audio_frames", Value: int(math.Round(t.audioS * 24000))},
+		{Key: "audio_throughput", Value: per(t.audioS)},
+		{Key: "total_images", Value: 0},
+		{Key: "image_throughput", Value: 0.0},
+		{Key: "average_pixels_per_image", Value: 0.0},
+		{Key: "mean_denoise_step_latency_ms", Value: 0.0},
+		{Key: "total_video_duration_s", Value: 0.0},
+		{Key: "total_video_frames", Value: 0},
+		{Key: "video_throughput", Value: 0.0},
+		{Key: "mean_video_rtf", Value: 0.0},
+		{Key: "median_video_rtf", Value: 0.0},
+		{Key: "percentiles_video_rtf", Value: []any{}},
+		{Key: "mean_video_generation_ms", Value: 0.0},
+		{Key: "median_video_generation_ms", Value: 0.0},
+		{Key: "percentiles_video_generation_ms", Value: []any{}},
+		{Key: "mean_peak_memory_mb", Value: nil},
+		{Key: "median_peak_memory_mb", Value: nil},
+		{Key: "percentiles_peak_memory_mb", Value: []any{}},
+		{Key: "max_output_tokens_per_s", Value: 0.0},
+		{Key: "max_concurrent_requests", Value: min(conc, sessions)},
+		{Key: "rtfx", Value: 0.0},
+	}
+}
+
+// duplexKeys appends the metrics report's duplex lists (when not empty)
+// and stream summaries to res; the rest, the pooled per-response keys
+// that vLLM's file does not have, is returned as flat for "duplexscope".
+func duplexKeys(res, report metrics.Object) (out, flat metrics.Object) {
+	for _, m := range report {
+		switch {
+		case m.Key == "duplex_request_metrics" || m.Key == "duplex_session_metrics":
+			if len(m.Value.([]any)) > 0 {
+				res = append(res, m)
+			}
+		case strings.HasPrefix(m.Key, "duplex_stream_"):
+			res = append(res, m)
+		default: // the pooled per-response keys: not in vLLM's file, kept under duplexscope
+			flat = append(flat, m)
+		}
+	}
+	return res, flat
+}
+
+// omniInteract is the reference's OmniInteract summary of the sessions
+// (none counted eligible for the official evaluation).
+func omniInteract(sessions, completed int) metrics.Member {
+	return metrics.Member{Key: "omniinteract", Value: metrics.Object{
+		{Key: "total", Value: sessions},
+		{Key: "success", Value: completed},
+		{Key: "failed", Value: sessions - completed},
+		{Key: "eligible_for_official_eval", Value: 0},
+		{Key: "successful_but_ineligible", Value: completed},
+		{Key: "audio_clipped_bytes", Value: 0},
+		{Key: "artifacts_complete", Value: false},
+	}}
 }
 
 // percentileKeys adds vLLM's mean_/median_/p99_<name>_ms over vals (none

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -74,307 +72,6 @@ func (e *ValidationError) Error() string {
 
 func invalid(path, reason string, args ...any) *ValidationError {
 	return &ValidationError{Errors: []FieldError{{Path: path, Reason: fmt.Sprintf(reason, args...)}}}
-}
-
-// CheckJSON checks raw JSON against the limits before it is decoded: size,
-// valid UTF-8, nesting depth, array length, string length, and numbers that
-// would be non-finite as float64 (1e999). Go's decoder would silently
-// replace invalid UTF-8 and accept 10 000 levels of nesting, so this runs
-// first. It also refuses what parsers read differently (a parser
-// differential lets a report mean one thing to the archive and another to
-// a script reading it): duplicate keys in one object, also after case
-// folding (Go matches "Model" and "\u017fchema" to the same field, last one
-// wins; JavaScript keeps the last exact key, Python too), and lone UTF-16
-// surrogate escapes ("\ud800", which Go turns into U+FFFD) in keys and in
-// duplexscope's own fields. Wire data keeps the metrics' lone-surrogate
-// rule and is never refused for it: the vLLM payload under "metrics", the
-// imported file's extra keys under "imported", and values of the keys that
-// copy wire text (session_id, response_id, active_response_id, transcript,
-// error). The path in the error is the innermost key seen.
-func CheckJSON(b []byte, lim Limits) error {
-	if lim.Stored {
-		return checkJSON(b, lim, nil)
-	}
-	return checkJSON(b, lim, reportExempt)
-}
-
-// wireKeys name values that copy text from the wire (ids the server chose,
-// its transcripts and error texts).
-var wireKeys = map[string]bool{"session_id": true, "response_id": true, "active_response_id": true, "transcript": true, "error": true}
-
-// reportExempt says which string values of a report may hold lone
-// surrogates: top is the top-level key the value is under, key its own key.
-func reportExempt(depth int, top, key string) bool {
-	return top == "metrics" || top == "imported" || wireKeys[key]
-}
-
-// importExempt: an imported vLLM file is wire data except the top-level
-// model name the archive lists it under.
-func importExempt(depth int, top, key string) bool {
-	return !(depth == 1 && (key == "model_id" || key == "model"))
-}
-
-// checkJSON is CheckJSON with exempt deciding where string values may hold
-// lone surrogates (keys never may); nil exempt skips the parser-differential
-// checks (Limits.Stored).
-func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) bool) error {
-	if lim.MaxBytes > 0 && len(b) > lim.MaxBytes {
-		return invalid("", "document is %d bytes, limit is %d", len(b), lim.MaxBytes)
-	}
-	if !utf8.Valid(b) {
-		i := 0
-		for i < len(b) {
-			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			i += n
-		}
-		return invalid("", "invalid UTF-8 at byte offset %d", i)
-	}
-	type frame struct {
-		array bool
-		count int             // array elements so far
-		key   string          // object: the key whose value comes next
-		keys  [][]byte        // object: the first keys seen (compared by bytes.EqualFold)
-		set   map[string]bool // object: folded keys, past 16 of them
-	}
-	var stack []frame
-	var lastKey string
-	// path is the JSON path of the current value ("run.model",
-	// "metrics.duplex_request_metrics[3].ttft_ms"), for errors.
-	path := func() string {
-		var p strings.Builder
-		for _, f := range stack {
-			if f.array {
-				fmt.Fprintf(&p, "[%d]", max(0, f.count-1))
-				continue
-			}
-			if f.key == "" {
-				break
-			}
-			if p.Len() > 0 {
-				p.WriteByte('.')
-			}
-			p.WriteString(f.key)
-		}
-		return p.String()
-	}
-	// element counts a value starting inside an array.
-	element := func() error {
-		if n := len(stack); n > 0 && stack[n-1].array && !lim.Stored {
-			stack[n-1].count++
-			if lim.MaxArray > 0 && stack[n-1].count > lim.MaxArray {
-				return invalid(path(), "array longer than %d elements", lim.MaxArray)
-			}
-		}
-		return nil
-	}
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch c {
-		case '"':
-			start := i + 1
-			escaped := false
-			i++
-			for i < len(b) && b[i] != '"' {
-				if b[i] == '\\' {
-					escaped = true
-					i++
-				}
-				i++
-			}
-			if i >= len(b) {
-				return invalid("", "unterminated string at byte offset %d", start-1)
-			}
-			raw := b[start:i]
-			if lim.MaxString > 0 && len(raw) > lim.MaxString {
-				return invalid(lastKey, "string of %d bytes, limit is %d", len(raw), lim.MaxString)
-			}
-			// A key: the next non-space byte is ':'.
-			j := i + 1
-			for j < len(b) && (b[j] == ' ' || b[j] == '\n' || b[j] == '\r' || b[j] == '\t') {
-				j++
-			}
-			n := len(stack)
-			if j < len(b) && b[j] == ':' && n > 0 && !stack[n-1].array && exempt == nil {
-				if len(raw) <= 256 {
-					lastKey = string(raw)
-				}
-				continue
-			}
-			if j < len(b) && b[j] == ':' && n > 0 && !stack[n-1].array {
-				keyb := raw
-				if escaped {
-					if loneSurrogate(raw) {
-						return invalid(path(), "key with a lone UTF-16 surrogate escape (\\ud800–\\udfff not in a pair)")
-					}
-					var s string
-					if json.Unmarshal(b[start-1:i+1], &s) != nil {
-						return invalid(lastKey, "malformed key at byte offset %d", start-1)
-					}
-					keyb = []byte(s)
-				}
-				key := string(keyb)
-				if len(key) <= 256 {
-					lastKey = key
-				}
-				f := &stack[n-1]
-				dup := false
-				if f.set != nil {
-					dup = f.set[foldKey(key)]
-				} else {
-					for _, k := range f.keys {
-						if bytes.EqualFold(k, keyb) {
-							dup = true
-							break
-						}
-					}
-				}
-				if dup {
-					f.key = key
-					return invalid(path(), "duplicate key %q in one object (keys must differ, also ignoring case)", key)
-				}
-				if f.set == nil && len(f.keys) < 16 {
-					f.keys = append(f.keys, keyb)
-				} else {
-					if f.set == nil {
-						f.set = make(map[string]bool, 32)
-						for _, k := range f.keys {
-							f.set[foldKey(string(k))] = true
-						}
-						f.keys = nil
-					}
-					f.set[foldKey(key)] = true
-				}
-				f.key = key
-				continue
-			}
-			if err := element(); err != nil {
-				return err
-			}
-			if escaped && exempt != nil && loneSurrogate(raw) {
-				top, key := "", ""
-				if n > 0 {
-					top = stack[0].key
-					if !stack[n-1].array {
-						key = stack[n-1].key
-					} else if n > 1 && !stack[n-2].array {
-						key = stack[n-2].key
-					}
-				}
-				if n == 0 || !exempt(n, top, key) {
-					return invalid(path(), "lone UTF-16 surrogate escape (\\ud800–\\udfff not in a pair); send valid Unicode")
-				}
-			}
-		case '{', '[':
-			if err := element(); err != nil {
-				return err
-			}
-			// Reuse the popped frame's key buffer at this depth: one
-			// allocation per depth, not one per object.
-			if n := len(stack); n < cap(stack) {
-				stack = stack[:n+1]
-				stack[n] = frame{array: c == '[', keys: stack[n].keys[:0]}
-			} else {
-				stack = append(stack, frame{array: c == '['})
-			}
-			if lim.MaxDepth > 0 && len(stack) > lim.MaxDepth {
-				return invalid(lastKey, "nesting deeper than %d levels", lim.MaxDepth)
-			}
-		case '}', ']':
-			if len(stack) == 0 {
-				return invalid("", "unbalanced %q at byte offset %d", c, i)
-			}
-			stack = stack[:len(stack)-1]
-		case 't', 'f', 'n':
-			if err := element(); err != nil {
-				return err
-			}
-			for i+1 < len(b) && b[i+1] >= 'a' && b[i+1] <= 'z' {
-				i++
-			}
-		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			if err := element(); err != nil {
-				return err
-			}
-			j := i
-			for j < len(b) && strings.IndexByte("+-0123456789.eE", b[j]) >= 0 {
-				j++
-			}
-			f, err := strconv.ParseFloat(string(b[i:j]), 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return invalid(lastKey, "malformed number %q", b[i:j])
-			}
-			if math.IsInf(f, 0) {
-				return invalid(lastKey, "number %q is out of float64 range (non-finite numbers are not allowed)", b[i:j])
-			}
-			i = j - 1
-		case 'N', 'I':
-			return invalid(lastKey, "NaN and Infinity are not JSON; non-finite numbers are not allowed")
-		}
-	}
-	return nil
-}
-
-// loneSurrogate reports whether a raw JSON string body holds a \uD800–\uDFFF
-// escape that is not a high surrogate followed by a low one.
-func loneSurrogate(raw []byte) bool {
-	hex4 := func(i int) (rune, bool) {
-		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
-			return 0, false
-		}
-		v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
-		return rune(v), err == nil
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		r, ok := hex4(i)
-		if !ok {
-			i++ // skip the escaped byte
-			continue
-		}
-		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			lo, ok := hex4(i + 6)
-			if !ok || lo < 0xDC00 || lo > 0xDFFF {
-				return true
-			}
-			i += 11
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return true
-		default:
-			i += 5
-		}
-	}
-	return false
-}
-
-// foldKey maps a key to one representative of its case-folding class, as
-// Go's decoder matches field names (Unicode simple folding: "K", "k" and
-// U+212A KELVIN SIGN are one key), the classes bytes.EqualFold compares.
-func foldKey(k string) string {
-	ascii := true
-	for i := 0; i < len(k); i++ {
-		if k[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToUpper(k)
-	}
-	var b strings.Builder
-	for _, r := range k {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		b.WriteRune(m)
-	}
-	return b.String()
 }
 
 // Decode parses and validates an uploaded report (CheckJSON, strict
@@ -487,7 +184,24 @@ func Validate(r *Report, lim Limits) error {
 		c.add("schema", "must be %q, got %q", Schema, r.Schema)
 	}
 	c.str("id", r.ID, 64, false)
-	run := r.Run
+	c.run(r.Run, lim)
+	c.metrics(r.Metrics, lim)
+	c.warnings(r.Warnings)
+	c.attachments(r.Attachments)
+	c.responses(r)
+	c.sessions(r.Sessions)
+	if r.Imported != nil {
+		c.enum("imported.format", r.Imported.Format, FormatDuplexMetrics, FormatSaveResult)
+	}
+	c.beyond(r)
+	if len(c.errs) > 0 {
+		return &ValidationError{Errors: c.errs}
+	}
+	return nil
+}
+
+// run checks the run object.
+func (c *checker) run(run Run, lim Limits) {
 	c.str("run.model", run.Model, 256, true)
 	c.str("run.target_url", run.TargetURL, 2048, false)
 	if run.TargetURL != "" {
@@ -534,7 +248,10 @@ func Validate(r *Report, lim Limits) error {
 	for _, fe := range CheckLabels(run.Name, run.Notes, run.Tags) {
 		c.add(fe.Path, "%s", fe.Reason)
 	}
-	m := r.Metrics
+}
+
+// metrics checks the vLLM payload's rows and session entries.
+func (c *checker) metrics(m Metrics, lim Limits) {
 	if lim.MaxRows > 0 && len(m.Requests) > lim.MaxRows {
 		c.add("metrics.duplex_request_metrics", "%d rows, limit is %d", len(m.Requests), lim.MaxRows)
 	}
@@ -564,15 +281,23 @@ func Validate(r *Report, lim Limits) error {
 		c.summary(p+".ttfp_ms", s.TTFPMs)
 		c.summary(p+".rtf", s.RTF)
 	}
-	for i, w := range r.Warnings {
+}
+
+// warnings checks the warnings: known codes, bounded messages.
+func (c *checker) warnings(ws []Warning) {
+	for i, w := range ws {
 		p := fmt.Sprintf("warnings[%d]", i)
 		if _, ok := WarningCodes[w.Code]; !ok {
 			c.add(p+".code", "unknown warning code %q", w.Code)
 		}
 		c.str(p+".message", w.Message, 2048, false)
 	}
+}
+
+// attachments checks the attachment list: safe, distinct names.
+func (c *checker) attachments(as []Attachment) {
 	seen := map[string]bool{}
-	for i, a := range r.Attachments {
+	for i, a := range as {
 		p := fmt.Sprintf("attachments[%d]", i)
 		if err := CheckAttachmentName(a.Name); err != nil {
 			c.add(p+".name", "%v", err)
@@ -587,6 +312,11 @@ func Validate(r *Report, lim Limits) error {
 		}
 		c.str(p+".content_type", a.ContentType, 128, false)
 	}
+}
+
+// responses checks the per-response extras and the speech-end summary,
+// which must count exactly the responses that carry the value.
+func (c *checker) responses(r *Report) {
 	speechEnd := 0
 	for i, x := range r.Responses {
 		p := fmt.Sprintf("responses[%d]", i)
@@ -612,7 +342,11 @@ func Validate(r *Report, lim Limits) error {
 	} else if speechEnd > 0 {
 		c.add("speech_end_to_heard_ms", "required when responses carry speech_end_to_heard_ms (%d do)", speechEnd)
 	}
-	for i, s := range r.Sessions {
+}
+
+// sessions checks duplexscope's per-session extras.
+func (c *checker) sessions(ss []SessionExtra) {
+	for i, s := range ss {
 		p := fmt.Sprintf("sessions[%d]", i)
 		c.str(p+".error", s.Error, 4096, false)
 		c.num(p+".pacing_lag_p99_ms", s.PacingLagP99, false)
@@ -621,14 +355,6 @@ func Validate(r *Report, lim Limits) error {
 			c.add(p+".video_frames_sent", "negative")
 		}
 	}
-	if r.Imported != nil {
-		c.enum("imported.format", r.Imported.Format, FormatDuplexMetrics, FormatSaveResult)
-	}
-	c.beyond(r)
-	if len(c.errs) > 0 {
-		return &ValidationError{Errors: c.errs}
-	}
-	return nil
 }
 
 // validName reports whether s is a safe identifier: 1–128 of [A-Za-z0-9._-],

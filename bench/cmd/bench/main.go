@@ -40,43 +40,22 @@ func main() {
 	only := flag.String("only", "", "comma list of groups to run (speed,browser,fidelity,pacing,capacity); default all")
 	chromium := flag.String("chromium", "/usr/bin/chromium", "headless chromium binary")
 	budget := flag.Duration("budget", 50*time.Minute, "time budget of the whole run: capacity steps stop starting when what is left is the pacing run")
-	pacing := flag.Duration("pacing", 0, "override: native pacing run length (full: 10m)")
-	browserSession := flag.Duration("browser-session", 0, "override: browser session length, transport=browser (full: 2m)")
-	workerSession := flag.Duration("worker-session", 0, "override: browser session length of the session_thread=worker rows, without and with the stall (full: 10m)")
-	mainSession := flag.Duration("main-session", 0, "override: browser session length of the session_thread=main rows, without and with the stall (full: 2m)")
-	capStep := flag.Duration("capacity-step", 0, "override: input per session per capacity step (full: 20s)")
-	capSteps := flag.String("capacity-steps", "", "override: comma list of capacity steps (full: 16,32,64,128,256,512,1024)")
+	var o overrides
+	flag.DurationVar(&o.pacing, "pacing", 0, "override: native pacing run length (full: 10m)")
+	flag.DurationVar(&o.browserSession, "browser-session", 0, "override: browser session length, transport=browser (full: 2m)")
+	flag.DurationVar(&o.workerSession, "worker-session", 0, "override: browser session length of the session_thread=worker rows, without and with the stall (full: 10m)")
+	flag.DurationVar(&o.mainSession, "main-session", 0, "override: browser session length of the session_thread=main rows, without and with the stall (full: 2m)")
+	flag.DurationVar(&o.capStep, "capacity-step", 0, "override: input per session per capacity step (full: 20s)")
+	flag.StringVar(&o.capSteps, "capacity-steps", "", "override: comma list of capacity steps (full: 16,32,64,128,256,512,1024)")
 	flag.Parse()
 
 	cfg := bench.FullConfig()
 	if *quick {
 		cfg = bench.QuickConfig()
 	}
-	if *pacing > 0 {
-		cfg.PacingNative = *pacing
-	}
-	if *browserSession > 0 {
-		cfg.PacingBrowser = *browserSession
-	}
-	if *workerSession > 0 {
-		cfg.ThreadWorker = *workerSession
-	}
-	if *mainSession > 0 {
-		cfg.ThreadMain = *mainSession
-	}
-	if *capStep > 0 {
-		cfg.CapacityStep = *capStep
-	}
-	if *capSteps != "" {
-		cfg.CapacitySteps = nil
-		for _, f := range strings.Split(*capSteps, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n <= 0 {
-				fmt.Fprintf(os.Stderr, "Error: -capacity-steps %q: want positive integers\n", *capSteps)
-				os.Exit(2)
-			}
-			cfg.CapacitySteps = append(cfg.CapacitySteps, n)
-		}
+	if err := o.apply(&cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(2)
 	}
 	cfg.Chromium = *chromium
 	cfg.Log = os.Stderr
@@ -85,20 +64,94 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	want := map[string]bool{}
-	for _, g := range strings.Split(*only, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			want[g] = true
-		}
-	}
-	run := func(g string) bool { return len(want) == 0 || want[g] }
-	if run("pacing") {
+	want := newGroupSet(*only)
+	if want.has("pacing") {
 		// Capacity runs before the fixed-length pacing run: leave it room.
 		cfg.Deadline = cfg.Deadline.Add(-cfg.PacingNative - 30*time.Second)
 	}
 	cmd := "go run ./bench/cmd/bench " + strings.Join(os.Args[1:], " ")
 	doc := &bench.Doc{Machine: bench.DetectMachine(cfg.Chromium), Quick: cfg.Quick, Command: strings.TrimSpace(cmd)}
-	sh := &bench.Shared{}
+	failed := runGroups(ctx, &cfg, want, doc)
+	doc.Machine.LoadEnd = bench.LoadAverage()
+	doc.Elapsed = time.Since(start)
+	if err := doc.WriteFile(*out); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "bench: wrote %s in %v\n", *out, doc.Elapsed.Round(time.Second))
+	if failed > 0 {
+		fmt.Fprintf(os.Stderr, "Error: %d benchmark group(s) failed (see %s)\n", failed, *out)
+		os.Exit(1)
+	}
+}
+
+// overrides are the flags that replace one length or list of the chosen
+// config; zero values keep the config's own.
+type overrides struct {
+	pacing, browserSession, workerSession, mainSession, capStep time.Duration
+	capSteps                                                    string
+}
+
+func (o overrides) apply(cfg *bench.Config) error {
+	if o.pacing > 0 {
+		cfg.PacingNative = o.pacing
+	}
+	if o.browserSession > 0 {
+		cfg.PacingBrowser = o.browserSession
+	}
+	if o.workerSession > 0 {
+		cfg.ThreadWorker = o.workerSession
+	}
+	if o.mainSession > 0 {
+		cfg.ThreadMain = o.mainSession
+	}
+	if o.capStep > 0 {
+		cfg.CapacityStep = o.capStep
+	}
+	if o.capSteps != "" {
+		steps, err := parseSteps(o.capSteps)
+		if err != nil {
+			return err
+		}
+		cfg.CapacitySteps = steps
+	}
+	return nil
+}
+
+// parseSteps reads the -capacity-steps list: positive integers, commas
+// between them.
+func parseSteps(s string) ([]int, error) {
+	var steps []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("-capacity-steps %q: want positive integers", s)
+		}
+		steps = append(steps, n)
+	}
+	return steps, nil
+}
+
+// groupSet is the -only list; empty means every group.
+type groupSet map[string]bool
+
+func newGroupSet(only string) groupSet {
+	want := groupSet{}
+	for _, g := range strings.Split(only, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			want[g] = true
+		}
+	}
+	return want
+}
+
+func (s groupSet) has(g string) bool { return len(s) == 0 || s[g] }
+
+// runGroups runs the chosen groups in their fixed order, appends their
+// sections to doc and returns how many failed; an interrupt stops it after
+// the group that was running.
+func runGroups(ctx context.Context, cfg *bench.Config, want groupSet, doc *bench.Doc) int {
+	shared := &bench.Shared{}
 	groups := []struct {
 		name string
 		fn   func(context.Context, *bench.Config, *bench.Shared) *bench.Section
@@ -111,11 +164,11 @@ func main() {
 	}
 	failed := 0
 	for _, g := range groups {
-		if !run(g.name) {
+		if !want.has(g.name) {
 			continue
 		}
 		t0 := time.Now()
-		sec := g.fn(ctx, &cfg, sh)
+		sec := g.fn(ctx, cfg, shared)
 		fmt.Fprintf(os.Stderr, "%s bench: %s done in %v (load %s)\n", time.Now().UTC().Format("15:04:05"), g.name, time.Since(t0).Round(time.Second), bench.LoadAverage())
 		if sec.Err != nil {
 			failed++
@@ -126,15 +179,5 @@ func main() {
 			break
 		}
 	}
-	doc.Machine.LoadEnd = bench.LoadAverage()
-	doc.Elapsed = time.Since(start)
-	if err := doc.WriteFile(*out); err != nil {
-		fmt.Fprintln(os.Stderr, "Error:", err)
-		os.Exit(1)
-	}
-	fmt.Fprintf(os.Stderr, "bench: wrote %s in %v\n", *out, doc.Elapsed.Round(time.Second))
-	if failed > 0 {
-		fmt.Fprintf(os.Stderr, "Error: %d benchmark group(s) failed (see %s)\n", failed, *out)
-		os.Exit(1)
-	}
+	return failed
 }
