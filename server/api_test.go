@@ -340,6 +340,18 @@ func TestExport(t *testing.T) {
 	if c, _, _ := e.do("GET", "/api/reports/"+id+"/export?format=xml", nil); c != 400 {
 		t.Errorf("format=xml = %d, want 400", c)
 	}
+	// The saved file's name is part of each format's interface.
+	for format, want := range map[string]string{
+		"":            `attachment; filename="duplexscope-` + id + `.json"`,
+		"json":        `attachment; filename="duplexscope-` + id + `.json"`,
+		"vllm":        `attachment; filename="duplex_metrics.json"`,
+		"vllm-result": `attachment; filename="vllm-result-` + id + `.json"`,
+		"csv":         `attachment; filename="duplexscope-` + id + `.csv"`,
+	} {
+		if _, hdr, _ := e.do("GET", "/api/reports/"+id+"/export?format="+format, nil); hdr.Get("Content-Disposition") != want {
+			t.Errorf("format=%s: Content-Disposition %q, want %q", format, hdr.Get("Content-Disposition"), want)
+		}
+	}
 }
 
 func TestAttachments(t *testing.T) {

@@ -5,8 +5,10 @@ package server
 import (
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"testing"
 
+	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -77,5 +79,69 @@ func TestAlignSessionEdges(t *testing.T) {
 				t.Errorf("cut = %v, want %v", sa.Cut, c.wantCut)
 			}
 		})
+	}
+}
+
+// TestSortTranscripts: sessions in the report's order, each in time order,
+// lines without a time first, ties kept in arrival order.
+func TestSortTranscripts(t *testing.T) {
+	line := func(session, atS, text string) transcriptLine {
+		return transcriptLine{Session: session, AtS: atS, Text: text}
+	}
+	for _, tc := range []struct {
+		name     string
+		sessions []string
+		in       []transcriptLine
+		want     []string // texts in order
+	}{
+		{"one session by time", []string{"s1"},
+			[]transcriptLine{line("s1", "2.000", "b"), line("s1", "0.500", "a"), line("s1", "", "clip")},
+			[]string{"clip", "a", "b"}},
+		{"report's session order", []string{"s2", "s1"},
+			[]transcriptLine{line("s1", "1.000", "s1a"), line("s2", "3.000", "s2b"), line("s2", "0.100", "s2a")},
+			[]string{"s2a", "s2b", "s1a"}},
+		{"ties keep arrival order", []string{"s1"},
+			[]transcriptLine{line("s1", "1.000", "user"), line("s1", "1.000", "model"), line("s1", "0.000", "first")},
+			[]string{"first", "user", "model"}},
+		{"repeated session id keeps its first place", []string{"s1", "s2", "s1"},
+			[]transcriptLine{line("s2", "0.000", "s2"), line("s1", "5.000", "s1")},
+			[]string{"s1", "s2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := &report.Report{}
+			for _, id := range tc.sessions {
+				rep.Sessions = append(rep.Sessions, report.SessionExtra{SessionID: id})
+			}
+			sortTranscripts(rep, tc.in)
+			var got []string
+			for _, l := range tc.in {
+				got = append(got, l.Text)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("order %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestModelTranscripts: blank transcripts are left out; a reply whose start
+// the wire log placed gets that time and says so, others carry no time.
+func TestModelTranscripts(t *testing.T) {
+	rep := &report.Report{Responses: []report.ResponseExtra{
+		{SessionID: "s1", ResponseID: "r1", Transcript: "hello"},
+		{SessionID: "s1", ResponseID: "r2", Transcript: "  "},
+		{SessionID: "s2", ResponseID: "r1", Transcript: "unplaced"},
+	}}
+	got := modelTranscripts(rep, map[string]float64{"s1\x00r1": 1.25, "s1\x00r2": 2})
+	want := []transcriptLine{
+		{Session: "s1", Who: "model", Text: "hello", ResponseID: "r1", At: "1.25 s", AtS: "1.250", Origin: "model transcript · reply starts (playback placement)"},
+		{Session: "s2", Who: "model", Text: "unplaced", ResponseID: "r1", Origin: "model transcript"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("modelTranscripts =\n%+v\nwant\n%+v", got, want)
+	}
+	markPlayable([]listenView{{Session: "s2"}}, got)
+	if got[0].Playable || !got[1].Playable {
+		t.Errorf("playable = %v, %v; want only s2's line", got[0].Playable, got[1].Playable)
 	}
 }

@@ -141,8 +141,17 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 	if first != nil {
 		p.Charts = append(p.Charts, sessionTimelineChart("chart-session", first, rep, firstSID, clipCaptions))
 	}
-	// The model's transcripts as the report stores them, at the time the
-	// reply starts playing when the wire log tells it.
+	p.Transcripts = append(p.Transcripts, modelTranscripts(rep, byResp)...)
+	markPlayable(p.Listen, p.Transcripts)
+	sortTranscripts(rep, p.Transcripts)
+	return nil
+}
+
+// modelTranscripts are the model's transcripts as the report stores them,
+// at the time the reply starts playing when the wire log tells it (byResp:
+// session id NUL response id → seconds since stream start).
+func modelTranscripts(rep *report.Report, byResp map[string]float64) []transcriptLine {
+	var out []transcriptLine
 	for _, x := range rep.Responses {
 		if strings.TrimSpace(x.Transcript) == "" {
 			continue
@@ -152,17 +161,27 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 			l.At, l.AtS = fmtS(at), strconv.FormatFloat(at, 'f', 3, 64)
 			l.Origin = "model transcript · reply starts (playback placement)"
 		}
-		p.Transcripts = append(p.Transcripts, l)
+		out = append(out, l)
 	}
+	return out
+}
+
+// markPlayable marks the lines whose session has a player, so their time
+// seeks it.
+func markPlayable(listen []listenView, lines []transcriptLine) {
 	playable := map[string]bool{}
-	for _, v := range p.Listen {
+	for _, v := range listen {
 		playable[v.Session] = true
 	}
-	for i := range p.Transcripts {
-		p.Transcripts[i].Playable = playable[p.Transcripts[i].Session]
+	for i := range lines {
+		lines[i].Playable = playable[lines[i].Session]
 	}
-	// One session after another, each in time order (lines without a
-	// time, dataset clip text, first).
+}
+
+// sortTranscripts puts lines one session after another (in the report's
+// session order), each in time order (lines without a time, dataset clip
+// text, first).
+func sortTranscripts(rep *report.Report, lines []transcriptLine) {
 	order := map[string]int{}
 	for i, se := range rep.Sessions {
 		if _, ok := order[se.SessionID]; !ok {
@@ -175,14 +194,13 @@ func (s *Server) addListen(ctx context.Context, p *page, rep *report.Report, id 
 		}
 		return -1
 	}
-	sort.SliceStable(p.Transcripts, func(i, j int) bool {
-		a, b := p.Transcripts[i], p.Transcripts[j]
+	sort.SliceStable(lines, func(i, j int) bool {
+		a, b := lines[i], lines[j]
 		if order[a.Session] != order[b.Session] {
 			return order[a.Session] < order[b.Session]
 		}
 		return at(a) < at(b)
 	})
-	return nil
 }
 
 func hasAttachmentKind(r *report.Report, kind string) bool {

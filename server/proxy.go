@@ -311,30 +311,11 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "proxy: expected a websocket upgrade", nil)
 		return
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, "server is shutting down", nil)
+	ctx, cancel, release, ok := s.reserveProxy(w, r)
+	if !ok {
 		return
 	}
-	if len(s.proxies) >= s.cfg.MaxProxySessions {
-		s.mu.Unlock()
-		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("proxy: %d sessions are open, the most this server proxies at once; try again when one ends", s.cfg.MaxProxySessions), nil)
-		return
-	}
-	ctx, cancel := context.WithCancel(r.Context())
-	p := &proxyConn{cancel: cancel}
-	s.proxies[p] = struct{}{}
-	s.wg.Add(1)
-	s.mu.Unlock()
-	defer func() {
-		cancel()
-		s.mu.Lock()
-		delete(s.proxies, p)
-		s.mu.Unlock()
-		s.wg.Done()
-	}()
+	defer release()
 
 	dialCtx, dialCancel := context.WithTimeout(ctx, 10*time.Second)
 	up, resp, err := plan.dial(dialCtx)
@@ -344,19 +325,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.metrics.errors.WithLabelValues("proxy dial").Inc()
-		code, msg := proxyDialError(u, resp, err)
-		if code != http.StatusForbidden && r.URL.Query().Get("close_errors") == "1" {
-			// A browser never sees an HTTP error body of a failed upgrade
-			// (only close 1006), so a page that asks gets the cause as a
-			// close code and reason instead. A target that is not allowed
-			// still gets the one 403 above: no port-scan oracle.
-			if c, aerr := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled, InsecureSkipVerify: true}); aerr == nil {
-				cc, reason := proxyCloseError(u, resp, err)
-				c.Close(cc, reason)
-			}
-			return
-		}
-		writeError(w, code, msg, nil)
+		refuseDial(w, r, u, resp, err)
 		return
 	}
 	// The Origin was checked above, against this server's Host policy and
@@ -374,7 +343,61 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	g.Inc()
 	defer g.Dec()
 	s.log.Info("proxy open", "target", u.Redacted(), "remote", r.RemoteAddr)
+	code, reason := relay(ctx, cancel, client, up)
+	s.log.Info("proxy closed", "target", u.Redacted(), "status", code.String(), "reason", reason)
+}
 
+// reserveProxy counts a proxy session against MaxProxySessions and the
+// shutdown wait; release gives the slot back. ok=false means an error was
+// written (shutting down, or every slot taken).
+func (s *Server) reserveProxy(w http.ResponseWriter, r *http.Request) (ctx context.Context, cancel context.CancelFunc, release func(), ok bool) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, "server is shutting down", nil)
+		return nil, nil, nil, false
+	}
+	if len(s.proxies) >= s.cfg.MaxProxySessions {
+		s.mu.Unlock()
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("proxy: %d sessions are open, the most this server proxies at once; try again when one ends", s.cfg.MaxProxySessions), nil)
+		return nil, nil, nil, false
+	}
+	ctx, cancel = context.WithCancel(r.Context())
+	p := &proxyConn{cancel: cancel}
+	s.proxies[p] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	release = func() {
+		cancel()
+		s.mu.Lock()
+		delete(s.proxies, p)
+		s.mu.Unlock()
+		s.wg.Done()
+	}
+	return ctx, cancel, release, true
+}
+
+// refuseDial answers a failed upstream dial.
+func refuseDial(w http.ResponseWriter, r *http.Request, u *url.URL, resp *http.Response, err error) {
+	code, msg := proxyDialError(u, resp, err)
+	if code != http.StatusForbidden && r.URL.Query().Get("close_errors") == "1" {
+		// A browser never sees an HTTP error body of a failed upgrade
+		// (only close 1006), so a page that asks gets the cause as a
+		// close code and reason instead. A target that is not allowed
+		// still gets its one 403: no port-scan oracle.
+		if c, aerr := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled, InsecureSkipVerify: true}); aerr == nil {
+			cc, reason := proxyCloseError(u, resp, err)
+			c.Close(cc, reason)
+		}
+		return
+	}
+	writeError(w, code, msg, nil)
+}
+
+// relay pumps both ways until one side ends, then closes both with that
+// side's code and reason (or one naming the fault) and returns them.
+func relay(ctx context.Context, cancel context.CancelFunc, client, up *websocket.Conn) (websocket.StatusCode, string) {
 	type ended struct {
 		upstream bool // the upstream side (read from up) ended first
 		err      error
@@ -383,24 +406,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	go func() { errc <- ended{true, pump(ctx, client, up)} }()
 	go func() { errc <- ended{false, pump(ctx, up, client)} }()
 	first := <-errc
-	code := websocket.CloseStatus(first.err)
-	reason := ""
-	var ce websocket.CloseError
-	if errors.As(first.err, &ce) {
-		reason = ce.Reason // pass the peer's words on with its code
-	}
-	if code == -1 || code == websocket.StatusNoStatusRcvd || code == websocket.StatusAbnormalClosure {
-		// No close frame: tell the client what happened, so its error names
-		// the fault (an upstream that dropped the TCP connection).
-		switch {
-		case errors.Is(first.err, context.Canceled):
-			code, reason = websocket.StatusGoingAway, "proxy: shutting down"
-		case first.upstream:
-			code, reason = websocket.StatusBadGateway, "proxy: upstream dropped the connection without a close frame"
-		default:
-			code, reason = websocket.StatusGoingAway, "proxy: client went away"
-		}
-	}
+	code, reason := relayCloseCause(first.err, first.upstream)
 	closeBoth := make(chan struct{})
 	go func() {
 		defer close(closeBoth)
@@ -414,7 +420,31 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	cancel()
 	<-errc
 	<-closeBoth
-	s.log.Info("proxy closed", "target", u.Redacted(), "status", code.String(), "reason", reason)
+	return code, reason
+}
+
+// relayCloseCause is the close code and reason the proxy passes on when
+// one side ended with err (upstream: it was the upstream side).
+func relayCloseCause(err error, upstream bool) (websocket.StatusCode, string) {
+	code := websocket.CloseStatus(err)
+	reason := ""
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		reason = ce.Reason // pass the peer's words on with its code
+	}
+	if code == -1 || code == websocket.StatusNoStatusRcvd || code == websocket.StatusAbnormalClosure {
+		// No close frame: tell the client what happened, so its error names
+		// the fault (an upstream that dropped the TCP connection).
+		switch {
+		case errors.Is(err, context.Canceled):
+			code, reason = websocket.StatusGoingAway, "proxy: shutting down"
+		case upstream:
+			code, reason = websocket.StatusBadGateway, "proxy: upstream dropped the connection without a close frame"
+		default:
+			code, reason = websocket.StatusGoingAway, "proxy: client went away"
+		}
+	}
+	return code, reason
 }
 
 // pump copies messages from src to dst until either fails.

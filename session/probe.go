@@ -114,21 +114,26 @@ type probeResp struct {
 // resuming or taking the turn.
 func (r *probeResp) spoke() bool { return r.bytes > 0 || r.start != nil }
 
-// AnalyzeProbes measures each probe on a headless wire log (which carries
-// the simulated playback notes); in the browser the page's own playback
-// notes (same types) serve.
-func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
-	rs := map[string]*probeResp{}
-	var createdOrder []string
+// probeTimeline is what AnalyzeProbes follows of a wire log's responses:
+// each by identity, and the ones with a response.created in receive order.
+type probeTimeline struct {
+	resp    map[string]*probeResp
+	created []string
+}
+
+// followProbeResponses reads the responses' lifecycle, audio, acks and
+// playback notes from a wire log's events.
+func followProbeResponses(events []trace.Event) probeTimeline {
+	tl := probeTimeline{resp: map[string]*probeResp{}}
 	get := func(id string) *probeResp {
-		r := rs[id]
+		r := tl.resp[id]
 		if r == nil {
 			r = &probeResp{}
-			rs[id] = r
+			tl.resp[id] = r
 		}
 		return r
 	}
-	for _, e := range t.Events {
+	for _, e := range events {
 		var ev struct {
 			Type       string          `json:"type"`
 			ResponseID json.RawMessage `json:"response_id"`
@@ -149,7 +154,7 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 		case e.Dir == trace.DirRecv && ev.Type == "response.created":
 			if r.created == nil {
 				r.created = &tm
-				createdOrder = append(createdOrder, id)
+				tl.created = append(tl.created, id)
 			}
 		case e.Dir == trace.DirRecv && ev.Type == "response.output_audio.delta":
 			if n := len(ev.Delta); n >= 4 {
@@ -169,19 +174,39 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 			r.played = int(ev.PlayedMs)
 		}
 	}
-	sort.SliceStable(createdOrder, func(i, j int) bool { return *rs[createdOrder[i]].created < *rs[createdOrder[j]].created })
+	sort.SliceStable(tl.created, func(i, j int) bool { return *tl.resp[tl.created[i]].created < *tl.resp[tl.created[j]].created })
+	return tl
+}
+
+// playing is the response whose audio plays at ms ("" when none).
+func (tl probeTimeline) playing(ms float64) string {
+	for _, id := range tl.created {
+		if r := tl.resp[id]; r.start != nil && *r.start <= ms && (r.end == nil || *r.end > ms) {
+			return id
+		}
+	}
+	return ""
+}
+
+// spokeAfter is the first response.created after ms of a response that
+// spoke (a "listen" decision is not the model taking the turn).
+func (tl probeTimeline) spokeAfter(ms float64) (float64, bool) {
+	for _, id := range tl.created {
+		if c := *tl.resp[id].created; c > ms && tl.resp[id].spoke() {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// AnalyzeProbes measures each probe on a headless wire log (which carries
+// the simulated playback notes); in the browser the page's own playback
+// notes (same types) serve.
+func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
+	tl := followProbeResponses(t.Events)
 	ss := 0.0
 	if t.Session.StreamStartMs != nil {
 		ss = *t.Session.StreamStartMs
-	}
-	// playing is the response whose audio plays at ms ("" when none).
-	playing := func(ms float64) string {
-		for _, id := range createdOrder {
-			if r := rs[id]; r.start != nil && *r.start <= ms && (r.end == nil || *r.end > ms) {
-				return id
-			}
-		}
-		return ""
 	}
 	out := make([]ProbeResult, 0, len(probes))
 	for _, p := range probes {
@@ -195,12 +220,12 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 		if t.Session.SessionID != nil {
 			pr.SessionID = *t.Session.SessionID
 		}
-		pr.ActiveResponseID = playing(pr.OnsetMs)
+		pr.ActiveResponseID = tl.playing(pr.OnsetMs)
 		out = append(out, pr)
 	}
 	for i := range out {
 		pr := &out[i]
-		if r := rs[pr.ActiveResponseID]; r != nil {
+		if r := tl.resp[pr.ActiveResponseID]; r != nil {
 			stop, by := r.end, ProbeEnded
 			if r.cleared != nil && *r.cleared >= pr.OnsetMs && (stop == nil || *r.cleared <= *stop) {
 				stop, by = r.cleared, ProbeCleared
@@ -214,21 +239,15 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 			if stop != nil && by != ProbeLaterProbe {
 				pr.StopLatencyMs = ptr(*stop - pr.OnsetMs)
 				pr.PlayedMs = ptr(r.played)
-				for _, id2 := range createdOrder {
-					if c := *rs[id2].created; c > *stop && rs[id2].spoke() {
-						pr.ResumeAfterMs = ptr(c - *stop)
-						break
-					}
+				if c, ok := tl.spokeAfter(*stop); ok {
+					pr.ResumeAfterMs = ptr(c - *stop)
 				}
 			}
 			pr.CommittedMs = r.ackMs
 			pr.ReceivedMs = ptr(audio.BytesToMs(r.bytes, audio.OutputRate))
 		}
-		for _, id := range createdOrder {
-			if c := *rs[id].created; c > pr.OnsetMs && rs[id].spoke() {
-				pr.NextResponseMs = ptr(c - pr.OnsetMs)
-				break
-			}
+		if c, ok := tl.spokeAfter(pr.OnsetMs); ok {
+			pr.NextResponseMs = ptr(c - pr.OnsetMs)
 		}
 	}
 	return out

@@ -98,3 +98,50 @@ func TestAnalyzeProbes(t *testing.T) {
 		t.Error("ValidateProbe accepted a negative offset")
 	}
 }
+
+// TestProbeTimeline: which response plays at an instant (start inclusive,
+// end exclusive, in response.created order), and the first response after
+// an instant that spoke (a "listen" response.created with no audio does not
+// count).
+func TestProbeTimeline(t *testing.T) {
+	t.Parallel()
+	ev := func(ms float64, dir, js string) trace.Event {
+		return trace.Event{TMs: ms, Dir: dir, Event: json.RawMessage(js)}
+	}
+	tl := followProbeResponses([]trace.Event{
+		ev(100, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`),
+		ev(150, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r1","delta":"AAAA"}`),
+		ev(200, trace.DirLocal, `{"type":"duplexscope.playback_start","response_id":"r1"}`),
+		ev(300, trace.DirRecv, `{"type":"response.created","response":{"id":"listen"}}`),
+		ev(900, trace.DirLocal, `{"type":"duplexscope.playback_end","response_id":"r1","played_ms":700}`),
+		ev(950, trace.DirRecv, `{"type":"response.created","response":{"id":"r2"}}`),
+		ev(960, trace.DirLocal, `{"type":"duplexscope.playback_start","response_id":"r2"}`),
+		ev(970, trace.DirRecv, `not json`),
+	})
+	if got := tl.resp["r1"].played; got != 700 {
+		t.Errorf("r1 played %d ms, want 700", got)
+	}
+	if got := tl.resp["r1"].bytes; got != 3 {
+		t.Errorf("r1 received %d bytes, want 3", got)
+	}
+	for _, tc := range []struct {
+		ms          float64
+		wantPlaying string
+		wantSpoke   float64 // 0: none
+	}{
+		{50, "", 100},
+		{200, "r1", 950},
+		{899, "r1", 950},
+		{900, "", 950},
+		{955, "", 0},
+		{960, "r2", 0},
+	} {
+		if got := tl.playing(tc.ms); got != tc.wantPlaying {
+			t.Errorf("playing(%v) = %q, want %q", tc.ms, got, tc.wantPlaying)
+		}
+		c, ok := tl.spokeAfter(tc.ms)
+		if ok != (tc.wantSpoke > 0) || c != tc.wantSpoke {
+			t.Errorf("spokeAfter(%v) = %v %v, want %v", tc.ms, c, ok, tc.wantSpoke)
+		}
+	}
+}
