@@ -13,12 +13,14 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// laneExtents is the drawn x range of a two-lane timeline's axes.
+// laneExtents is the drawn x range of a two-lane timeline's axes; fewer
+// than two while the chart is not laid out yet (an option just set has no
+// axis until echarts lays it out: the caller polls).
 const laneExtents = `(function(id){
 	var c = echarts.getInstanceByDom(document.getElementById(id));
 	if (!c) return [];
 	var m = c.getModel(), out = [];
-	for (var i = 0; i < 2; i++) { var a = m.getComponent('xAxis', i); if (a) out.push(a.axis.scale.getExtent()); }
+	for (var i = 0; i < 2; i++) { var a = m.getComponent('xAxis', i); if (a && a.axis && a.axis.scale) out.push(a.axis.scale.getExtent()); }
 	return out })`
 
 // TestShareListenDatasetRun runs a 12 s page session on the bundled
