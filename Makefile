@@ -6,7 +6,7 @@ WASM_EXEC := $(shell $(GO) env GOROOT)/lib/wasm
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 # Packages that must also pass under GOOS=js GOARCH=wasm (node runner).
-WASM_TEST_PKGS ?= ./trace/... ./metrics/... ./loadcurve/... ./turntaking/... ./protocol/... ./session/... ./chart/... ./audio/... ./report/...
+WASM_TEST_PKGS ?= ./trace/... ./metrics/... ./protocol/... ./session/... ./chart/... ./audio/... ./report/...
 
 .PHONY: help run build wasm test check fmt lint unit wasmtest e2e security smoke bench soak fuzz golden vendor clean deps
 
@@ -53,7 +53,7 @@ wasmtest: ## pure packages under node (wasm == native)
 	PATH="$(WASM_EXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(WASM_TEST_PKGS)
 
 security: ## attack suite against a `duplexscope serve` subprocess (no -race: RSS bounds)
-	$(GO) test -tags security -count=1 -timeout 10m -v ./security/ 2>&1 | tee /tmp/duplexscope-security.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|ATTACK|_test.go:'; exit $${PIPESTATUS[0]}
+	$(GO) test -tags security -count=1 -timeout 10m -v ./internal/security/ 2>&1 | tee /tmp/duplexscope-security.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|ATTACK|_test.go:'; exit $${PIPESTATUS[0]}
 
 e2e: wasm ## real-browser tests (chromedp + Debian chromium)
 	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/...

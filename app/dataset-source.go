@@ -15,9 +15,9 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // clipGapMs of silence separates dataset clips so each is its own turn.

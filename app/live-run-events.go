@@ -4,10 +4,10 @@ import (
 	"cmp"
 
 	"github.com/duplexscope/duplexscope/chart"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/session/tracker"
 	"github.com/duplexscope/duplexscope/trace"
-	"github.com/duplexscope/duplexscope/turntaking"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 )
 

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/duplexscope/duplexscope/chart"
-	"github.com/duplexscope/duplexscope/turntaking"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 )
 
 // onSent follows a frame the worker sent (its "sent" message).

@@ -13,9 +13,9 @@ import (
 
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/session/tracker"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // Phases of a live run, in order (phaseFailed may follow any).

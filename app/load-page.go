@@ -8,7 +8,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
-	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 )
 
 // Actions and state of the /load page.

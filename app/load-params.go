@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/duplexscope/duplexscope/loadcurve"
-	"github.com/duplexscope/duplexscope/loadrun"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 )
 
 // LoadSettings configure the /load page: the connect settings of one

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/loadcurve"
-	"github.com/duplexscope/duplexscope/loadrun"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 )
 
 func TestParseLoadSettings(t *testing.T) {

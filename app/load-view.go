@@ -5,8 +5,8 @@ import (
 	"strconv"
 
 	"github.com/duplexscope/duplexscope/chart"
-	"github.com/duplexscope/duplexscope/loadcurve"
-	"github.com/duplexscope/duplexscope/loadrun"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 )
 
 // sessDot is one session of the running level, as a dot on the page.

@@ -10,10 +10,10 @@ import (
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/session/tracker"
 	"github.com/duplexscope/duplexscope/trace"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // errWorkerUnavailable wraps why the session worker could not start

@@ -10,7 +10,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/trace"
 
-	"github.com/duplexscope/duplexscope/turntaking"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 )
 
 func TestDerivedCases(t *testing.T) {

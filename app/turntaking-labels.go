@@ -1,8 +1,8 @@
 package app
 
 import (
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // labelledClip is one clip of a joined dataset stream: its name, where it

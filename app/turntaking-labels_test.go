@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/trace"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 func TestJoinLabels(t *testing.T) {

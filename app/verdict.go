@@ -5,8 +5,8 @@ import (
 	"sort"
 
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // heardOriginPage labels the page's heard latencies: audio that played.

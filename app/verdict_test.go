@@ -5,8 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // TestLiveVerdictMatchesSavedReport: the dashboard judges the report the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
-	"github.com/duplexscope/duplexscope/turntaking"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 )
 
 // liveSnapshot is everything the views draw, built off the UI goroutine.

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duplexscope/duplexscope/internal/golden"
-	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 )
 
 func f(v float64) *float64 { return &v }

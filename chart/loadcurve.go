@@ -7,7 +7,7 @@ import (
 	"github.com/duplexscope/duplexscope/chart/internal/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 )
 
 // Series names of the load-curve chart (the page's tests read them).

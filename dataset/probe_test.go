@@ -7,8 +7,8 @@ import (
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/session"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // TestProbeClip checks each standard probe clip against what it stands

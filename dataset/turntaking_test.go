@@ -7,7 +7,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/dataset"
-	"github.com/duplexscope/duplexscope/turntaking"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 )
 
 // TestTurnTakingCases: the labelled cases load, one per Full-Duplex-Bench

@@ -20,8 +20,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // faultQuery is the page query that runs one session of the bundled clips

@@ -21,9 +21,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/duplexscope/duplexscope/app"
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/server/archive"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/web"

@@ -16,10 +16,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/loadcurve"
-	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 )
 
 // loadPage opens /load?query in ctx and waits for the saved report's id,

@@ -12,7 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // TestFailedUploadIsRetried: when the archive refuses the upload, the page

@@ -12,8 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 const e2eToken = "e2e-write-token"

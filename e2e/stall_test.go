@@ -14,7 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/bench"
+	"github.com/duplexscope/duplexscope/internal/bench"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/trace"
 )

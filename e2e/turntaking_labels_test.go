@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/duplexscope/duplexscope/dataset"
-	"github.com/duplexscope/duplexscope/turntaking"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 )
 
 // ttScores is the part of a report's turn_taking the test reads.

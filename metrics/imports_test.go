@@ -12,15 +12,17 @@ import (
 // TestImports enforces docs/style.md#layout: metrics and metrics/conformance
 // use only the standard library (plus trace and protocol, whose shared
 // response-identity rule metrics applies, for metrics) in non-test code,
-// ../turntaking stdlib plus trace and protocol, and ../trace only the
+// turntaking stdlib plus trace and protocol, loadcurve stdlib plus metrics
+// and trace, and ../trace only the
 // standard library. protocol itself does no I/O (no os, no net/http).
 func TestImports(t *testing.T) {
 	t.Parallel()
 	allowed := map[string][]string{
-		".":             {"github.com/duplexscope/duplexscope/trace", "github.com/duplexscope/duplexscope/protocol"},
-		"conformance":   {"github.com/duplexscope/duplexscope/trace"},
-		"../turntaking": {"github.com/duplexscope/duplexscope/trace", "github.com/duplexscope/duplexscope/protocol"},
-		"../trace":      nil,
+		".":           {"github.com/duplexscope/duplexscope/trace", "github.com/duplexscope/duplexscope/protocol"},
+		"conformance": {"github.com/duplexscope/duplexscope/trace"},
+		"turntaking":  {"github.com/duplexscope/duplexscope/trace", "github.com/duplexscope/duplexscope/protocol"},
+		"loadcurve":   {"github.com/duplexscope/duplexscope/metrics", "github.com/duplexscope/duplexscope/trace"},
+		"../trace":    nil,
 	}
 	for dir, extra := range allowed {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))

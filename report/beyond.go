@@ -3,9 +3,9 @@ package report
 import (
 	"fmt"
 
-	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/metrics"
-	"github.com/duplexscope/duplexscope/turntaking"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 )
 
 // TurnTaking holds the turn-taking scores of a run over labelled cases

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/google/go-cmp/cmp"
 )

@@ -2,7 +2,7 @@ package report
 
 import (
 	"github.com/duplexscope/duplexscope/metrics"
-	"github.com/duplexscope/duplexscope/turntaking"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 )
 
 // CaseClip names the dataset clip a labelled case belongs to and where the

@@ -5,8 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // TestLabelledCases: scored cases become report cases with their clip's

@@ -9,4 +9,4 @@ cd "$(dirname "$0")/.."
 ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { echo "bench: PostgreSQL binaries missing: run scripts/deps.sh test" >&2; exit 1; }
 args=("$@")
 [[ " ${args[*]-} " == *" -out "* ]] || args+=(-out BENCHMARKS.md)
-exec go run ./bench/cmd/bench "${args[@]}"
+exec go run ./cmd/bench "${args[@]}"

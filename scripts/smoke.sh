@@ -10,4 +10,4 @@ echo "bench: one iteration of every benchmark"
 go test -run='^$' -bench=. -benchtime=1x -count=1 ./... >/tmp/bench-smoke.log 2>&1 || { cat /tmp/bench-smoke.log; exit 1; }
 grep -c '^Benchmark' /tmp/bench-smoke.log | sed 's/^/bench: benchmarks run: /'
 echo "bench: quick run of the make-bench harness"
-go run ./bench/cmd/bench -quick -out /tmp/BENCHMARKS.quick.md
+go run ./cmd/bench -quick -out /tmp/BENCHMARKS.quick.md

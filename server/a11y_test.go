@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/duplexscope/duplexscope/chart"
-	"github.com/duplexscope/duplexscope/loadcurve"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
 )
 

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // UploadResponse is the 201 body of POST /api/reports and POST /api/import.

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // Attachments of a stored report: PUT and GET /api/reports/{id}/attachments/{name}

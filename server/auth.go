@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // ReportCapabilityTTL is how long a minted report capability stays valid

@@ -10,11 +10,11 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/archive"
-	"github.com/duplexscope/duplexscope/archive/pg"
-	"github.com/duplexscope/duplexscope/archive/pg/pgtest"
-	"github.com/duplexscope/duplexscope/archive/sqlite"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/server/archive"
+	"github.com/duplexscope/duplexscope/server/archive/pg"
+	"github.com/duplexscope/duplexscope/server/archive/pg/pgtest"
+	"github.com/duplexscope/duplexscope/server/archive/sqlite"
 )
 
 // BenchmarkArchive measures, on each store, an upload of a 50-response

@@ -12,9 +12,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/server/archive"
 	"github.com/duplexscope/duplexscope/web"
 )
 

@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // Resamples is the bootstrap size of the compare page.

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // TestResampleStats: the counting resample gives exactly what sorting the

@@ -12,8 +12,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // The single-file HTML export of a share page

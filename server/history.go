@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 type historyItem struct {

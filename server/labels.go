@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // MaxLabelsBody bounds the body of PATCH /api/reports/{id}: the largest

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/archive"
-	"github.com/duplexscope/duplexscope/archive/sqlite"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/server/archive"
+	"github.com/duplexscope/duplexscope/server/archive/sqlite"
 )
 
 // patch sends PATCH /api/reports/{id} with a JSON body and extra headers.

@@ -17,10 +17,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 	"github.com/duplexscope/duplexscope/trace"
 )
 

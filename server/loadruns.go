@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/duplexscope/duplexscope/loadrun"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 )
 
 // Bounds of the load-run endpoints.

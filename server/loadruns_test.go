@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 )
 
 // TestLoadRunRoutes: the barrier answers only when both shards are ready,

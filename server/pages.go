@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 //go:embed templates/*.html

@@ -11,7 +11,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/archive"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // proxyRequest is a /proxy request that arrived on local (the server's

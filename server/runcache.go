@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // Bounds of a merged run (GET /runs/{run}, GET /api/runs/{run}): merging

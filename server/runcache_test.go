@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/server/archive"
 )
 
 // countingStore counts the report bodies read.

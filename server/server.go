@@ -15,9 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/duplexscope/duplexscope/archive"
-	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/archive"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 	"github.com/prometheus/client_golang/prometheus"
 )
 

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/duplexscope/duplexscope/loadcurve"
-	"github.com/duplexscope/duplexscope/loadrun"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 	"github.com/duplexscope/duplexscope/trace"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 	"github.com/duplexscope/duplexscope/session"
 )
 

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/dataset"
-	"github.com/duplexscope/duplexscope/loadcurve"
-	"github.com/duplexscope/duplexscope/loadrun"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/loadrun"
 	"github.com/duplexscope/duplexscope/session"
 )
 

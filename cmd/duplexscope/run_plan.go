@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/duplexscope/duplexscope/dataset"
-	"github.com/duplexscope/duplexscope/loadcurve"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/session"
 )
 

@@ -17,11 +17,11 @@ import (
 
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // The run's report.json and result.json, built from the merged metrics

@@ -9,10 +9,10 @@ import (
 	"strconv"
 
 	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // ttCollector gathers the turn-taking cases of a run's wire logs.

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/duplexscope/duplexscope/archive"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
+	"github.com/duplexscope/duplexscope/server/archive"
 	"github.com/duplexscope/duplexscope/sim"
 )
 

@@ -51,10 +51,10 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/session/tracker"
 	"github.com/duplexscope/duplexscope/trace"
-	"github.com/duplexscope/duplexscope/turntaking"
 )
 
 // memoryLimit is the worker's soft memory limit (GOMEMLIMIT): the Go

@@ -24,8 +24,10 @@ var rules = []rule{
 	{"trace", nil},
 	{"protocol", nil},
 	{"audio", nil},
+	// The specific metrics/ subpackages first: ruleFor takes the first match.
+	{"metrics/turntaking", []string{"trace", "protocol", "metrics"}},
+	{"metrics/loadcurve", []string{"metrics", "trace", "protocol"}},
 	{"metrics", []string{"trace", "protocol"}},
-	{"turntaking", []string{"trace", "protocol", "metrics"}},
 	// The live views' tracker runs in the session worker too: the session
 	// and the pure metrics, never go-app or the charts.
 	{"session/tracker", []string{"trace", "protocol", "audio", "metrics", "session"}},
@@ -33,9 +35,8 @@ var rules = []rule{
 	// so the pacing lag's percentiles are the one definition.
 	{"session", []string{"trace", "protocol", "audio", "metrics", "github.com/coder/websocket"}},
 	{"dataset", []string{"audio"}},
-	{"chart", []string{"metrics", "trace", "report", "loadcurve", "github.com/go-echarts/go-echarts/v2"}},
-	{"loadcurve", []string{"metrics", "trace", "protocol"}},
-	{"report", []string{"metrics", "trace", "protocol", "turntaking", "loadcurve"}},
+	{"chart", []string{"metrics", "trace", "report", "github.com/go-echarts/go-echarts/v2"}},
+	{"report", []string{"metrics", "trace", "protocol"}},
 }
 
 // goApp may only be imported by app/, cmd/wasm and the go-app hello-world
@@ -62,7 +63,7 @@ func TestImports(t *testing.T) {
 		}
 		for _, is := range f.Imports {
 			imp, _ := strconv.Unquote(is.Path.Value)
-			if strings.HasPrefix(imp, goApp) && rel != "app" && !strings.HasPrefix(rel, "app/") && rel != "cmd/wasm" && rel != "bench/hello" && !strings.HasPrefix(rel, "e2e") {
+			if strings.HasPrefix(imp, goApp) && rel != "app" && !strings.HasPrefix(rel, "app/") && rel != "cmd/wasm" && rel != "internal/bench/hello" && !strings.HasPrefix(rel, "e2e") {
 				t.Errorf("%s imports go-app; only app/ may", path)
 			}
 			r, ok := ruleFor(rel)
@@ -121,4 +122,56 @@ func TestRulesSeeTree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", "..", "metrics")); err != nil {
 		t.Fatalf("layout test cannot see the tree: %v", err)
 	}
+}
+
+// maxTopLevel bounds the top-level folders that hold Go code (docs/ and
+// scripts/ hold none): the card's app, web, server and metrics stay easy to
+// find (docs/style.md#layout).
+const maxTopLevel = 15
+
+// TestTopLevel keeps the top level small and documented: at most
+// maxTopLevel folders hold Go code, and the README's "What is where" table
+// names each of them.
+func TestTopLevel(t *testing.T) {
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || !holdsGo(filepath.Join(root, e.Name())) {
+			continue
+		}
+		dirs = append(dirs, e.Name())
+		if !strings.Contains(string(readme), "| `"+e.Name()+"/") && !strings.Contains(string(readme), ", `"+e.Name()+"/") {
+			t.Errorf("top-level folder %s/ is not in the README's What is where table", e.Name())
+		}
+	}
+	if len(dirs) > maxTopLevel {
+		t.Errorf("%d top-level folders hold Go code, at most %d: %v", len(dirs), maxTopLevel, dirs)
+	}
+	if len(dirs) < 4 {
+		t.Fatalf("layout test sees only %v: wrong root?", dirs)
+	}
+}
+
+// holdsGo reports whether dir or a folder below it has a .go file.
+func holdsGo(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipAll
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }

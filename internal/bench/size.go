@@ -1,0 +1,182 @@
+//go:build !js
+
+package bench
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/duplexscope/duplexscope/web"
+)
+
+// Sizes are a wasm build's file sizes in bytes.
+type Sizes struct{ Raw, Gzip, Brotli int64 }
+
+func fsSizes(fsys fs.FS, wasm string) (Sizes, error) {
+	var s Sizes
+	for _, f := range []struct {
+		name string
+		dst  *int64
+	}{{wasm, &s.Raw}, {wasm + ".gz", &s.Gzip}, {wasm + ".br", &s.Brotli}} {
+		st, err := fs.Stat(fsys, f.name)
+		if err != nil {
+			return s, fmt.Errorf("bench: %s: %w (make wasm writes %s, .gz and .br)", f.name, err, wasm)
+		}
+		*f.dst = st.Size()
+	}
+	return s, nil
+}
+
+// AppSizes are web/app.wasm{,.gz,.br} as embedded in the server.
+func AppSizes() (Sizes, error) { return fsSizes(web.FS, "app.wasm") }
+
+// WorkerSizes are web/session-worker.wasm{,.gz,.br}: the page's session
+// worker (cmd/worker).
+func WorkerSizes() (Sizes, error) { return fsSizes(web.FS, "session-worker.wasm") }
+
+// hello is the built go-app hello world: its wasm directory and a running
+// server for it.
+type hello struct {
+	Dir   string
+	Sizes Sizes
+	URL   string
+	close func()
+}
+
+// buildHello builds internal/bench/hello the way `make wasm` builds the page
+// (GOOS=js GOARCH=wasm -trimpath -ldflags "-s -w", then go run
+// ./internal/compress), builds its native server, and starts it.
+func buildHello(ctx context.Context, root string) (*hello, error) {
+	dir, err := os.MkdirTemp("", "bench-hello-")
+	if err != nil {
+		return nil, err
+	}
+	h := &hello{Dir: dir, close: func() { os.RemoveAll(dir) }}
+	run := func(env []string, args ...string) error {
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("bench: %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	wasm := filepath.Join(dir, "app.wasm")
+	if err := run([]string{"GOOS=js", "GOARCH=wasm"}, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", wasm, "./internal/bench/hello"); err != nil {
+		h.close()
+		return nil, err
+	}
+	if err := compressCached(wasm, func() error { return run(nil, "go", "run", "./internal/compress", wasm) }); err != nil {
+		h.close()
+		return nil, err
+	}
+	if h.Sizes, err = fsSizes(os.DirFS(dir), "app.wasm"); err != nil {
+		h.close()
+		return nil, err
+	}
+	bin := filepath.Join(dir, "hello-server")
+	if err := run(nil, "go", "build", "-o", bin, "./internal/bench/hello"); err != nil {
+		h.close()
+		return nil, err
+	}
+	cmd := exec.Command(bin, "-dir", dir, "-addr", "127.0.0.1:0")
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		h.close()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		h.close()
+		return nil, err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		h.close()
+		return nil, fmt.Errorf("bench: hello server did not start: %w", err)
+	}
+	h.URL = strings.TrimSpace(line)
+	rm := h.close
+	h.close = func() { cmd.Process.Kill(); cmd.Wait(); rm() }
+	return h, nil
+}
+
+// encodingCheck fetches base/web/app.wasm with Accept-Encoding: br, gzip
+// and returns the Content-Encoding and body length the server sent.
+func encodingCheck(ctx context.Context, base string) (enc string, n int64, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/web/app.wasm", nil)
+	if err != nil {
+		return "", 0, err
+	}
+	req.Header.Set("Accept-Encoding", "br, gzip")
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return "", 0, err
+	}
+	defer resp.Body.Close()
+	n, err = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", n, fmt.Errorf("bench: GET /web/app.wasm: %s", resp.Status)
+	}
+	return resp.Header.Get("Content-Encoding"), n, err
+}
+
+func kib(n int64) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }
+func mb(n int64) string  { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
+
+// compressCached writes wasm.gz and wasm.br next to wasm: copied from the
+// user cache when a build with the same bytes was compressed before
+// (-trimpath builds are reproducible; brotli 11 of a 13 MB file takes
+// minutes on a loaded 2-core machine), else by compress, then cached.
+func compressCached(wasm string, compress func() error) error {
+	raw, err := os.ReadFile(wasm)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(raw)
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return compress()
+	}
+	dir := filepath.Join(base, "duplexscope-bench", hex.EncodeToString(sum[:12]))
+	ok := true
+	for _, ext := range []string{".gz", ".br"} {
+		b, err := os.ReadFile(filepath.Join(dir, "app.wasm"+ext))
+		if err != nil {
+			ok = false
+			break
+		}
+		if err := os.WriteFile(wasm+ext, b, 0o644); err != nil {
+			return err
+		}
+	}
+	if ok {
+		return nil
+	}
+	if err := compress(); err != nil {
+		return err
+	}
+	if os.MkdirAll(dir, 0o755) == nil {
+		for _, ext := range []string{".gz", ".br"} {
+			if b, err := os.ReadFile(wasm + ext); err == nil {
+				_ = os.WriteFile(filepath.Join(dir, "app.wasm"+ext), b, 0o644)
+			}
+		}
+	}
+	return nil
+}
