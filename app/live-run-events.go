@@ -51,12 +51,18 @@ func (r *liveRun) onState(st session.State, err error) {
 }
 
 // onEvent gets every wire-log entry (observer goroutine).
-func (r *liveRun) onEvent(ev trace.Event) {
+func (r *liveRun) onEvent(ev trace.Event, rx *session.Received) {
+	// The turn-taking channels take the session's decode of what arrived
+	// (as the session worker's do); sent audio from the append itself.
 	r.ttMu.Lock()
-	r.ttRec.Add(ev) // decoded once here, so a live turn-taking pass costs VAD only
+	if rx != nil {
+		r.ttRec.AddInput(tracker.TurnInput(ev.TMs, rx))
+	} else {
+		r.ttRec.Add(ev)
+	}
 	r.ttMu.Unlock()
 	r.mu.Lock()
-	u := r.tr.Add(ev)
+	u := r.tr.Add(ev, rx)
 	r.wire.Merge(r.tr.Delta(false)) // O(change); the metrics come when a snapshot is drawn
 	if !u.OK {
 		r.mu.Unlock()
@@ -64,7 +70,7 @@ func (r *liveRun) onEvent(ev trace.Event) {
 	}
 	in := u.Received
 	if u.Action == session.PlayPush {
-		r.audio[in.ID] = append(r.audio[in.ID], timedPCM{TMs: ev.TMs, PCM: in.PCM})
+		r.audio[in.ID] = append(r.audio[in.ID], timedPCM{TMs: ev.TMs, PCM: in.PCM()})
 	}
 	if u.FirstAudio {
 		r.probeCreatedLocked(u.CreatedMs)
@@ -77,7 +83,7 @@ func (r *liveRun) onEvent(ev trace.Event) {
 	if g != nil {
 		switch u.Action {
 		case session.PlayPush:
-			g.play(in.ID, in.PCM)
+			g.play(in.ID, in.PCM())
 		case session.PlayClear:
 			g.clear(in.ID)
 		case session.PlayDone:

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,7 +37,6 @@ type loadSess struct {
 	state        string
 	sess         *session.Session
 	acc          metrics.Accumulator
-	accStarted   bool
 	live         []loadcurve.Response // finished responses so far (live view)
 	final        *loadcurve.Session
 }
@@ -249,7 +247,7 @@ func (r *loadRun) dial(ls *loadSess) {
 	cfg := &session.Config{URL: url, Model: r.s.Model, FrameMs: r.s.FrameMs, Transport: r.s.Transport,
 		CompletionTimeout: 2 * time.Minute, SampleID: fmt.Sprintf("load%d-%d", ls.level, ls.index), Split: "load",
 		StallMs: r.s.StallMs, StallEveryMs: r.s.StallEveryMs,
-		Observers: []session.Observer{session.ObserverFuncs{Event: func(ev trace.Event) { r.observe(ls, ev) }}}}
+		Observers: []session.Observer{session.ObserverFuncs{Event: func(ev trace.Event, _ *session.Received) { r.observe(ls, ev) }}}}
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {
 		r.finished(ls, nil, err)
@@ -264,21 +262,13 @@ func (r *loadRun) dial(ls *loadSess) {
 	}
 }
 
-var responseDone = []byte(`"response.done"`)
-
-// observe keeps the live responses of a session (observer goroutine).
+// observe keeps the live responses of a session (observer goroutine): at
+// each response.done, every row so far. The accumulator takes stream start
+// from the session's own entry (metrics.LocalStreamStart).
 func (r *loadRun) observe(ls *loadSess, ev trace.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if ev.Dir == trace.DirSend && !ls.accStarted && bytes.Contains(ev.Event[:min(64, len(ev.Event))], []byte("input_audio_buffer.append")) {
-		ls.acc.SetStreamStart(ev.TMs)
-		ls.accStarted = true
-	}
-	if ev.Dir != trace.DirRecv {
-		return
-	}
-	ls.acc.Add(ev)
-	if !bytes.Contains(ev.Event, responseDone) {
+	if _, done := ls.acc.Add(ev); !done {
 		return
 	}
 	ls.live = ls.live[:0]

@@ -143,7 +143,7 @@ func TestProbeVerdict(t *testing.T) {
 func TestProbeStoppedAttribution(t *testing.T) {
 	t.Parallel()
 	tr := tracker.New()
-	tr.Add(trace.Event{TMs: 1000, Dir: trace.DirSend, Event: []byte(`{"type":"input_audio_buffer.append","audio":"AAAA"}`)}) // stream start
+	tr.Add(trace.Event{TMs: 1000, Dir: trace.DirLocal, Event: []byte(`{"type":"duplexscope.stream_start"}`)}, nil) // stream start
 	v := tracker.NewView()
 	v.Merge(tr.Delta(false))
 	r := &liveRun{tr: tr, wire: v, probes: []*probe{

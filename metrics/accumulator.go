@@ -12,6 +12,7 @@ import (
 // (response.audio.delta, response.audio_transcript.delta) are not counted.
 const (
 	typeCreated    = "response.created"
+	typeDone       = "response.done"
 	typeAudioDelta = "response.output_audio.delta"
 )
 
@@ -221,7 +222,27 @@ const LocalStreamStart = "duplexscope.stream_start"
 // The one "local" entry Add reads is LocalStreamStart, and only while no
 // stream start was set explicitly (SetMeta with a stream start,
 // SetStreamStart, or ScoreSession, which always follows the trace meta).
-func (a *Accumulator) Add(ev trace.Event) {
+//
+// When ev is a response.done whose response has a row, Add returns that
+// row as it stands (done true), so a live view learns of a finished
+// response without reading the event again.
+func (a *Accumulator) Add(ev trace.Event) (row Row, done bool) {
+	ri := a.add(ev)
+	if ri < 0 {
+		return Row{}, false
+	}
+	st := &a.resps[ri]
+	if st.index < 0 {
+		return Row{}, false // not listed: no response.created
+	}
+	store := make([]float64, nVals)
+	ok := a.fillRow(&row, st.index, a.byteMs(st, a.sampleRate()), func() *RawMetric { return new(RawMetric) }, store)
+	return row, ok
+}
+
+// add feeds ev and returns the index of the response a response.done
+// names, −1 for any other entry.
+func (a *Accumulator) add(ev trace.Event) int {
 	if ev.Dir != trace.DirRecv {
 		if ev.Dir == trace.DirLocal && !a.ssSet {
 			if t, _ := str(object(ev.Event).get("type")); t == LocalStreamStart {
@@ -229,17 +250,17 @@ func (a *Accumulator) Add(ev trace.Event) {
 			}
 		}
 		a.counts.Ignored++
-		return
+		return -1
 	}
 	o := object(ev.Event)
 	if o == nil {
 		a.counts.Ignored++
-		return
+		return -1
 	}
 	if seq, ok := seqOf(o.get("server_event_seq")); ok {
 		if a.hasSeq && seq.Cmp(a.lastSeq) <= 0 {
 			a.counts.Duplicates++
-			return
+			return -1
 		}
 		a.hasSeq, a.lastSeq = true, seq
 	}
@@ -286,7 +307,7 @@ func (a *Accumulator) Add(ev trace.Event) {
 		}
 	}
 	if !hasID {
-		return
+		return -1
 	}
 	ri := a.respIndex(rid)
 	if typ == typeCreated {
@@ -302,6 +323,10 @@ func (a *Accumulator) Add(ev trace.Event) {
 	r.t, r.tMs, r.resp, r.seq = ev.TMs/1000.0, ev.TMs, ri, a.accepted
 	a.recs = append(a.recs, r)
 	a.apply(&a.recs[len(a.recs)-1])
+	if typ != typeDone {
+		return -1
+	}
+	return ri
 }
 
 func (a *Accumulator) respIndex(id string) int {

@@ -99,10 +99,7 @@ func (a *Accumulator) Snapshot() SessionResult {
 	res.Counts.SampleRates = slices.Clone(a.counts.SampleRates)
 	hasSample := a.meta.SampleID != nil
 	sessionID := a.meta.ResolvedSessionID()
-	rate := a.rate
-	if rate == 0 {
-		rate = defaultSampleRate
-	}
+	rate := a.sampleRate()
 	res.Responses = make([]ResponseTiming, 0, len(a.listed))
 	n := len(a.listed)
 	vals := make([]float64, (6+4+nVals)*n) // one slab: six summary inputs, instants, row values
@@ -114,27 +111,15 @@ func (a *Accumulator) Snapshot() SessionResult {
 	)
 	for i, ri := range a.listed {
 		st := &a.resps[ri]
-		w := &st.win
-		byteMs := float64(st.bytes) * 1000 / (rate * 2)
+		byteMs := a.byteMs(st, rate)
 		res.Responses = append(res.Responses, responseTiming(st, i, times[4*i:4*i+4:4*i+4]))
 		rt := &res.Responses[len(res.Responses)-1]
-		stream.add(w, byteMs)
-
-		if !(w.packets > 0 && w.hasCreated) && w.stage0 == nil {
-			// No row: no timing fields and no stage-0 snapshot
-			// (docs/metrics.md#which-responses-get-a-row).
-			continue
-		}
-		res.Rows = append(res.Rows, Row{HasSample: hasSample, SampleID: a.meta.SampleID, Split: a.meta.Split,
-			SessionID: sessionID, RequestIndex: i, ResponseID: st.id})
+		stream.add(&st.win, byteMs)
+		res.Rows = append(res.Rows, Row{})
 		row := &res.Rows[len(res.Rows)-1]
-		store := rowVals[nVals*i : nVals*(i+1)]
-		if w.packets > 0 && w.hasCreated {
-			row.Raw = slab.next(len(a.listed) - i)
-			rawMetric(row.Raw, w, byteMs, store)
-		}
-		if w.stage0 != nil {
-			stage0Metric(row, w.stage0, store)
+		if !a.fillRow(row, i, byteMs, func() *RawMetric { return slab.next(len(a.listed) - i) }, rowVals[nVals*i:nVals*(i+1)]) {
+			res.Rows = res.Rows[:len(res.Rows)-1]
+			continue
 		}
 		rt.HasRow = true
 		if m := row.Raw; m != nil {
@@ -157,6 +142,43 @@ func (a *Accumulator) Snapshot() SessionResult {
 	}
 	res.Summary.Stream = stream.window(a.ss)
 	return res
+}
+
+// sampleRate is the rate audio bytes are timed at: the last
+// sample_rate_hz seen, else the default.
+func (a *Accumulator) sampleRate() float64 {
+	if a.rate == 0 {
+		return defaultSampleRate
+	}
+	return a.rate
+}
+
+// byteMs is the duration of st's decoded audio at rate, used when the
+// response has no server-reported one.
+func (a *Accumulator) byteMs(st *respState, rate float64) float64 {
+	return float64(st.bytes) * 1000 / (rate * 2)
+}
+
+// fillRow fills row with listed response i's metrics; ok is false when it
+// gets no row (docs/metrics.md#which-responses-get-a-row). raw supplies the
+// RawMetric its timing fields go in, and store the nVals values they point
+// into.
+func (a *Accumulator) fillRow(row *Row, i int, byteMs float64, raw func() *RawMetric, store []float64) bool {
+	st := &a.resps[a.listed[i]]
+	w := &st.win
+	if !(w.packets > 0 && w.hasCreated) && w.stage0 == nil {
+		return false // no timing fields and no stage-0 snapshot
+	}
+	*row = Row{HasSample: a.meta.SampleID != nil, SampleID: a.meta.SampleID, Split: a.meta.Split,
+		SessionID: a.meta.ResolvedSessionID(), RequestIndex: i, ResponseID: st.id}
+	if w.packets > 0 && w.hasCreated {
+		row.Raw = raw()
+		rawMetric(row.Raw, w, byteMs, store)
+	}
+	if w.stage0 != nil {
+		stage0Metric(row, w.stage0, store)
+	}
+	return true
 }
 
 // responseTiming is a listed response's timing for the live view; ms holds

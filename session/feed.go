@@ -6,7 +6,7 @@ type PlayAction int
 // Player actions, in the order a response usually needs them.
 const (
 	PlayNone  PlayAction = iota
-	PlayPush             // queue Received.PCM for Received.ID
+	PlayPush             // queue Received.PCM() for Received.ID
 	PlayDone             // no more audio for the ID: let it start and drain
 	PlayClear            // barge-in: drop the ID's queued audio
 )
@@ -23,7 +23,7 @@ type PlaybackFeed struct {
 
 // Action returns what the player must do for r. First is true for the
 // first audio pushed for r.ID.
-func (f *PlaybackFeed) Action(r Received) (act PlayAction, first bool) {
+func (f *PlaybackFeed) Action(r *Received) (act PlayAction, first bool) {
 	if f.known == nil {
 		f.known, f.truncated, f.pushed = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	}
@@ -35,7 +35,7 @@ func (f *PlaybackFeed) Action(r Received) (act PlayAction, first bool) {
 		f.known[r.ID] = true
 	case IsAudioDelta(r.Type):
 		f.known[r.ID] = true
-		if len(r.PCM) == 0 || f.truncated[r.ID] {
+		if len(r.PCM()) == 0 || f.truncated[r.ID] {
 			return PlayNone, false
 		}
 		first = !f.pushed[r.ID]

@@ -33,6 +33,9 @@ func TestDecodeReceived(t *testing.T) {
 		{"whole transcript", `{"type":"response.output_audio_transcript.done","response_id":"r1","transcript":"hi there"}`, "response.output_audio_transcript.done", "r1", 0, "hi there", ""},
 		{"cancelled", `{"type":"response.done","response":{"id":"r1","status":"cancelled"}}`, "response.done", "r1", 0, "", "cancelled"},
 		{"empty id is none", `{"type":"response.created","response_id":""}`, "response.created", "", 0, "", ""},
+		{"a rate of 1 Hz is ignored (bound)", `{"type":"response.output_audio.delta","response_id":"r10","sample_rate_hz":1,"delta":"` + pcmB64(8) + `"}`, "response.output_audio.delta", "r10", 8, "", ""},
+		{"numeric status does not drop the event", `{"type":"response.done","status":5,"response":{"id":"r11","status":"cancelled","status_details":7}}`, "response.done", "r11", 0, "", "cancelled"},
+		{"escaped text", `{"type":"response.output_text.delta","response_id":"r12","delta":"say \"hi\"\u00e9"}`, "response.output_text.delta", "r12", 0, "say \"hi\"é", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -40,37 +43,44 @@ func TestDecodeReceived(t *testing.T) {
 			if !ok {
 				t.Fatal("not decoded")
 			}
-			if r.Type != c.typ || r.ID != c.id || len(r.PCM) != c.pcmBytes || r.Text != c.text || r.Status != c.status {
-				t.Errorf("got %q %q %d bytes %q %q, want %q %q %d %q %q", r.Type, r.ID, len(r.PCM), r.Text, r.Status, c.typ, c.id, c.pcmBytes, c.text, c.status)
+			if r.Type != c.typ || r.ID != c.id || len(r.PCM()) != c.pcmBytes || r.Text != c.text || r.Status != c.status {
+				t.Errorf("got %q %q %d bytes %q %q, want %q %q %d %q %q", r.Type, r.ID, len(r.PCM()), r.Text, r.Status, c.typ, c.id, c.pcmBytes, c.text, c.status)
 			}
 		})
 	}
-	if _, ok := DecodeReceived([]byte(`[1]`)); ok {
-		t.Error("an array decoded")
+	for _, bad := range []string{`[1]`, `"x"`, `{"type":`, ``} {
+		if _, ok := DecodeReceived([]byte(bad)); ok {
+			t.Errorf("%q decoded", bad)
+		}
 	}
+}
+
+// receivedAudio is a received audio delta of pcm, as a session decodes one.
+func receivedAudio(typ, id string, pcm []byte) *Received {
+	return &Received{Type: typ, ID: id, audio: []byte(base64.StdEncoding.EncodeToString(pcm))}
 }
 
 func TestPlaybackFeed(t *testing.T) {
 	pcm := make([]byte, 4)
 	steps := []struct {
-		r     Received
+		r     *Received
 		act   PlayAction
 		first bool
 	}{
-		{Received{Type: "response.output_audio.done", ID: "x"}, PlayNone, false}, // unknown: nothing
-		{Received{Type: "response.created", ID: "a"}, PlayNone, false},
-		{Received{Type: "response.output_audio.delta", ID: "a", PCM: pcm}, PlayPush, true},
-		{Received{Type: "response.output_audio.delta", ID: "a", PCM: pcm}, PlayPush, false},
-		{Received{Type: "response.output_audio.delta", ID: "a"}, PlayNone, false}, // no audio
-		{Received{Type: "response.output_audio.done", ID: "a"}, PlayDone, false},
-		{Received{Type: "response.output_audio.delta", ID: "", PCM: pcm}, PlayNone, false},
-		{Received{Type: "response.output_audio.delta", ID: "b", PCM: pcm}, PlayPush, true}, // audio before created
-		{Received{Type: "output_audio_buffer.cleared", ID: "b"}, PlayClear, false},
-		{Received{Type: "response.output_audio.delta", ID: "b", PCM: pcm}, PlayNone, false}, // after clear
-		{Received{Type: "response.output_text.delta", ID: "c", Text: "t"}, PlayNone, false},
-		{Received{Type: "response.done", ID: "c", Status: "cancelled"}, PlayDone, false},
-		{Received{Type: "response.output_audio.delta", ID: "c", PCM: pcm}, PlayNone, false}, // cancelled
-		{Received{Type: "output_audio_buffer.cleared", ID: "zz"}, PlayNone, false},
+		{&Received{Type: "response.output_audio.done", ID: "x"}, PlayNone, false}, // unknown: nothing
+		{&Received{Type: "response.created", ID: "a"}, PlayNone, false},
+		{receivedAudio("response.output_audio.delta", "a", pcm), PlayPush, true},
+		{receivedAudio("response.output_audio.delta", "a", pcm), PlayPush, false},
+		{&Received{Type: "response.output_audio.delta", ID: "a"}, PlayNone, false}, // no audio
+		{&Received{Type: "response.output_audio.done", ID: "a"}, PlayDone, false},
+		{receivedAudio("response.output_audio.delta", "", pcm), PlayNone, false},
+		{receivedAudio("response.output_audio.delta", "b", pcm), PlayPush, true}, // audio before created
+		{&Received{Type: "output_audio_buffer.cleared", ID: "b"}, PlayClear, false},
+		{receivedAudio("response.output_audio.delta", "b", pcm), PlayNone, false}, // after clear
+		{&Received{Type: "response.output_text.delta", ID: "c", Text: "t"}, PlayNone, false},
+		{&Received{Type: "response.done", ID: "c", Status: "cancelled"}, PlayDone, false},
+		{receivedAudio("response.output_audio.delta", "c", pcm), PlayNone, false}, // cancelled
+		{&Received{Type: "output_audio_buffer.cleared", ID: "zz"}, PlayNone, false},
 	}
 	var f PlaybackFeed
 	for i, s := range steps {

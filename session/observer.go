@@ -25,22 +25,24 @@ const (
 // from the receive loop: a slow observer delays only other observers.
 type Observer interface {
 	// OnEvent gets every wire-log entry ("send", "recv", "local") as it is
-	// appended; ev.TMs is on the session's Clock.
-	OnEvent(ev trace.Event)
+	// appended; ev.TMs is on the session's Clock. rx is the session's one
+	// decode of a received JSON object (nil for every other entry); its
+	// PCM is decoded on first use, once for all observers.
+	OnEvent(ev trace.Event, rx *Received)
 	// OnState gets each lifecycle change; err is set for StateFailed.
 	OnState(st State, err error)
 }
 
 // ObserverFuncs adapts functions to Observer; nil fields are skipped.
 type ObserverFuncs struct {
-	Event func(trace.Event)
+	Event func(trace.Event, *Received)
 	State func(State, error)
 }
 
 // OnEvent implements Observer.
-func (o ObserverFuncs) OnEvent(ev trace.Event) {
+func (o ObserverFuncs) OnEvent(ev trace.Event, rx *Received) {
 	if o.Event != nil {
-		o.Event(ev)
+		o.Event(ev, rx)
 	}
 }
 
@@ -64,6 +66,7 @@ type dispatcher struct {
 
 type item struct {
 	ev    trace.Event
+	rx    *Received
 	state State
 	err   error
 }
@@ -133,7 +136,7 @@ func (d *dispatcher) loop() {
 					if it.state != "" {
 						o.OnState(it.state, it.err)
 					} else {
-						o.OnEvent(it.ev)
+						o.OnEvent(it.ev, it.rx)
 					}
 				}
 			}

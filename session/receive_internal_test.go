@@ -152,7 +152,7 @@ func TestReceiveStampNotDelayed(t *testing.T) {
 	c := NewFakeClock()
 	srv := newFakeServer(happyScript(1000))
 	release := make(chan struct{})
-	obs := ObserverFuncs{Event: func(trace.Event) { <-release }}
+	obs := ObserverFuncs{Event: func(trace.Event, *Received) { <-release }}
 	s, err := Dial(context.Background(), &Config{URL: "ws://127.0.0.1:1", Clock: c, Dialer: srv.dialer(), Observers: []Observer{obs}})
 	if err != nil {
 		t.Fatal(err)

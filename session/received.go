@@ -4,26 +4,58 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/protocol"
 )
 
-// Received is the part of a server event a player and a live view read,
-// decoded once: the type, the response identity by protocol.IdentityOf
-// (the rule metrics use), the audio as 24 kHz PCM16, the text of a
-// transcript or text delta, and response.status.
+// Received is one received frame as the session decoded it, once, for its
+// own state machine and for every observer (Observer.OnEvent): the type,
+// the response identity by protocol.IdentityOf (the rule metrics use), the
+// text of a transcript or text delta, response.status, the sample rate and
+// the audio, which stays base64 until PCM is asked for (the CLI never asks).
+// The metrics accumulator keeps its own reader: it follows the reference's
+// Python semantics field by field (docs/metrics.md#python-semantics).
 type Received struct {
 	Type   string
 	ID     string // "" when the event names no response
-	PCM    []byte // audio deltas: PCM16 LE mono at 24 kHz (resampled when the event says another rate)
 	Text   string // transcript / text deltas; a transcript.done's whole transcript
 	Status string // response.done's response.status
+	Rate   int    // sample_rate_hz when a positive whole number, else 0
+
+	audio   []byte // an audio delta's base64 (delta, else audio), unescaped
+	pcm     []byte
+	decoded bool
+}
+
+// PCM is an audio delta's audio as PCM16 LE mono at 24 kHz (resampled when
+// Rate names another rate); an odd trailing byte is dropped and bad base64
+// is no audio. It decodes on the first call: observers run one at a time on
+// one goroutine, so the first of them to ask pays for all.
+func (r *Received) PCM() []byte {
+	if r.decoded {
+		return r.pcm
+	}
+	r.decoded = true
+	if len(r.audio) == 0 {
+		return nil
+	}
+	b := make([]byte, base64.StdEncoding.DecodedLen(len(r.audio)))
+	n, err := base64.StdEncoding.Decode(b, r.audio)
+	if err != nil {
+		return nil
+	}
+	r.pcm = b[:n&^1]
+	if r.Rate > 0 && r.Rate != audio.OutputRate && len(r.pcm) > 0 {
+		r.pcm = audio.FloatToPCM16(audio.Resample(audio.PCM16ToFloat(r.pcm), r.Rate, audio.OutputRate))
+	}
+	return r.pcm
 }
 
 // IsAudioDelta reports whether t carries model audio (GA or legacy name).
 func IsAudioDelta(t string) bool {
-	return t == "response.output_audio.delta" || t == "response.audio.delta"
+	return t == protocol.TypeResponseOutputAudioDelta || t == protocol.TypeLegacyAudioDelta
 }
 
 // IsTextDelta reports whether t carries model text or its transcript.
@@ -35,87 +67,46 @@ func IsTextDelta(t string) bool {
 	return false
 }
 
-// receivedWire is the JSON shape DecodeReceived reads.
-type receivedWire struct {
-	// Every field but type stays raw: one odd field (a numeric
-	// response_id, a string response, a float rate) must not drop the
-	// event, as the metrics reader does not.
-	Type         json.RawMessage `json:"type"`
-	ResponseID   json.RawMessage `json:"response_id"`
-	Response     json.RawMessage `json:"response"`
-	Delta        json.RawMessage `json:"delta"`
-	Audio        json.RawMessage `json:"audio"`
-	SampleRateHz json.RawMessage `json:"sample_rate_hz"`
-	Transcript   json.RawMessage `json:"transcript"`
+// DecodeReceived decodes one received text frame the way a session does,
+// for readers of a recorded wire log; ok is false when it is not a JSON
+// object.
+func DecodeReceived(data []byte) (*Received, bool) {
+	in, ok := parseInbound(data)
+	if !ok {
+		return nil, false
+	}
+	return in.received(), true
 }
 
-// DecodeReceived decodes one received text frame; ok is false when it is
-// not a JSON object.
-func DecodeReceived(data []byte) (Received, bool) {
-	var w receivedWire
-	if json.Unmarshal(data, &w) != nil {
-		return Received{}, false
+// parseInbound decodes a frame once; ok is false when it is not a JSON
+// object. A field of an unexpected JSON type (a numeric status, a string
+// response) is left unset and the rest is kept, as the metrics reader
+// keeps the event (docs/protocol.md#response-identity).
+func parseInbound(data []byte) (in inbound, ok bool) {
+	body := bytes.TrimSpace(data)
+	if len(body) == 0 || body[0] != '{' {
+		return in, false
 	}
-	var r Received
-	r.Type, _ = protocol.JSONString(w.Type)
-	r.ID, _ = protocol.IdentityOfFields(w.ResponseID, w.Response)
+	err := json.Unmarshal(data, &in)
+	var te *json.UnmarshalTypeError
+	return in, err == nil || errors.As(err, &te)
+}
+
+// received is the observers' part of in.
+func (in *inbound) received() *Received {
+	r := &Received{Type: in.Type, ID: in.responseID(), Rate: in.rate()}
 	switch {
 	case IsAudioDelta(r.Type):
-		r.PCM = decodePCM(w.Delta, w.Audio)
-		var rate float64
-		if json.Unmarshal(w.SampleRateHz, &rate) == nil && rate > 0 && rate != audio.OutputRate && rate == float64(int(rate)) && len(r.PCM) > 0 {
-			r.PCM = audio.FloatToPCM16(audio.Resample(audio.PCM16ToFloat(r.PCM), int(rate), audio.OutputRate))
+		r.audio = in.Delta.s
+		if !in.Delta.set {
+			r.audio = in.Audio.s
 		}
 	case IsTextDelta(r.Type):
-		_ = json.Unmarshal(w.Delta, &r.Text)
-	case r.Type == "response.output_audio_transcript.done":
-		r.Text, _ = protocol.JSONString(w.Transcript)
-	case r.Type == "response.done":
-		var resp struct {
-			Status json.RawMessage `json:"status"`
-		}
-		if json.Unmarshal(w.Response, &resp) == nil {
-			r.Status, _ = protocol.JSONString(resp.Status)
-		}
+		r.Text = string(in.Delta.s)
+	case r.Type == protocol.TypeResponseOutputAudioTranscriptDone:
+		r.Text = string(in.Transcript.s)
+	case r.Type == protocol.TypeResponseDone && in.Response != nil:
+		r.Status = in.Response.Status
 	}
-	return r, true
-}
-
-// decodePCM reads base64 PCM16 from delta, or from audio when delta is
-// absent or empty; an odd trailing byte is dropped, bad base64 is no audio.
-func decodePCM(delta, alt json.RawMessage) []byte {
-	b, ok := base64Field(delta)
-	if !ok {
-		b, _ = base64Field(alt)
-	}
-	return b[:len(b)&^1]
-}
-
-// base64Field decodes a JSON string of base64; ok is false when raw is not
-// a non-empty string (bad base64 decodes to nothing, ok). A string without
-// escapes — every audio payload a server sends — is decoded in place: no
-// unquoted copy and no second JSON pass over tens of kB.
-func base64Field(raw json.RawMessage) (pcm []byte, ok bool) {
-	var s []byte
-	switch body := bytes.TrimSpace(raw); {
-	case len(body) < 2 || body[0] != '"':
-		return nil, false
-	case bytes.IndexByte(body[1:len(body)-1], '\\') < 0:
-		s = body[1 : len(body)-1]
-	default:
-		var str string
-		if json.Unmarshal(raw, &str) != nil {
-			return nil, false
-		}
-		s = []byte(str)
-	}
-	if len(s) == 0 {
-		return nil, false
-	}
-	b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
-	n, err := base64.StdEncoding.Decode(b, s)
-	if err != nil {
-		return nil, true
-	}
-	return b[:n], true
+	return r
 }

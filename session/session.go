@@ -241,9 +241,13 @@ func (s *Session) waitFor(ctx context.Context, pred func() bool) error {
 }
 
 // appendLocked adds a wire-log entry and publishes it; s.mu must be held.
-func (s *Session) appendLocked(e trace.Event) {
+func (s *Session) appendLocked(e trace.Event) { s.appendReceivedLocked(e, nil) }
+
+// appendReceivedLocked adds a wire-log entry and publishes it with its
+// decoded frame (nil but for received JSON objects); s.mu must be held.
+func (s *Session) appendReceivedLocked(e trace.Event, rx *Received) {
 	s.log = append(s.log, e)
-	s.disp.push(item{ev: e})
+	s.disp.push(item{ev: e, rx: rx})
 }
 
 // Note adds a "local" annotation to the wire log (metrics ignore it), e.g.
@@ -331,8 +335,17 @@ func (s *Session) procLoop() {
 	}
 }
 
-// handle logs one received message and updates the state machine.
+// handle logs one received message and updates the state machine. The
+// one decode happens before the lock: a second of audio is tens of kB of
+// JSON, and the send path must not wait for it.
 func (s *Session) handle(m Message) {
+	var (
+		in inbound
+		ok bool
+	)
+	if !m.Binary {
+		in, ok = parseInbound(m.Data)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.changedLocked()
@@ -344,16 +357,19 @@ func (s *Session) handle(m Message) {
 		return
 	}
 	raw := json.RawMessage(m.Data)
-	in, ok := parseInbound(m.Data)
 	// Unmarshal validated the whole message when it succeeded; a second
 	// scan of every (audio-sized) message is only needed when it failed.
 	if !ok && !json.Valid(m.Data) {
 		raw, _ = json.Marshal(string(m.Data)) // kept as a JSON string: not an object, metrics skip it
 		s.warnings = append(s.warnings, "received a frame that is not valid JSON")
 	}
-	s.appendLocked(trace.Event{TMs: durMs(m.At), Dir: trace.DirRecv, Event: raw})
+	var rx *Received
+	if ok {
+		rx = in.received()
+	}
+	s.appendReceivedLocked(trace.Event{TMs: durMs(m.At), Dir: trace.DirRecv, Event: raw}, rx)
 	s.lastRecv = m.At
-	if !ok {
+	if !ok || in.Type == "" {
 		return
 	}
 	if seq, isInt := in.seq(); isInt {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -159,20 +160,51 @@ func TestPlayerClearAndUnderrun(t *testing.T) {
 
 // recorder is an Observer that records what it was told.
 type recorder struct {
-	mu     sync.Mutex
-	events []trace.Event
-	states []State
+	mu       sync.Mutex
+	events   []trace.Event
+	received []*Received // per event: the session's decode (nil for none)
+	states   []State
 }
 
-func (r *recorder) OnEvent(ev trace.Event) {
+func (r *recorder) OnEvent(ev trace.Event, rx *Received) {
 	r.mu.Lock()
 	r.events = append(r.events, ev)
+	r.received = append(r.received, rx)
 	r.mu.Unlock()
 }
 func (r *recorder) OnState(st State, _ error) {
 	r.mu.Lock()
 	r.states = append(r.states, st)
 	r.mu.Unlock()
+}
+
+// checkDecodes: observers get the session's one decode with every received
+// JSON object, equal to what DecodeReceived reads of the logged bytes, and
+// nil with every other entry.
+func checkDecodes(t *testing.T, evs []trace.Event, rxs []*Received) {
+	t.Helper()
+	audio := 0
+	for i, ev := range evs {
+		rx := rxs[i]
+		want, ok := DecodeReceived(ev.Event)
+		if ev.Dir != trace.DirRecv || !ok {
+			if rx != nil {
+				t.Errorf("entry %d (%s %s): observer got a decode %+v, want none", i, ev.Dir, ev.Event, rx)
+			}
+			continue
+		}
+		if rx == nil {
+			t.Errorf("entry %d (%s): observer got no decode", i, ev.Event)
+			continue
+		}
+		if rx.Type != want.Type || rx.ID != want.ID || rx.Text != want.Text || rx.Status != want.Status || rx.Rate != want.Rate || !bytes.Equal(rx.PCM(), want.PCM()) {
+			t.Errorf("entry %d: observer's decode %+v, the log's %+v", i, rx, want)
+		}
+		audio += len(rx.PCM())
+	}
+	if audio == 0 {
+		t.Error("no audio among the decodes: the check saw nothing")
+	}
 }
 
 func types(evs []trace.Event, dir string) []string {
@@ -264,6 +296,7 @@ func TestRunFakeClock(t *testing.T) {
 	if d := cmp.Diff(tr.Events, rec.events); d != "" {
 		t.Errorf("observer events differ from the wire log (-log +observer):\n%s", d)
 	}
+	checkDecodes(t, rec.events, rec.received)
 	wantStates := []State{StateConnecting, StateOpen, StateStreaming, StateCommitted, StateClosing, StateDone}
 	if d := cmp.Diff(wantStates, rec.states); d != "" {
 		t.Errorf("states (-want +got):\n%s", d)
@@ -606,7 +639,7 @@ func TestObserverNeverBlocks(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var got []trace.Event
-	obs := ObserverFuncs{Event: func(ev trace.Event) {
+	obs := ObserverFuncs{Event: func(ev trace.Event, _ *Received) {
 		<-release
 		mu.Lock()
 		got = append(got, ev)

@@ -294,7 +294,7 @@ func measureFidelity(t testing.TB, n int, strict bool) fidelity {
 			acc := &metrics.Accumulator{}
 			outs[i].live = acc
 			cfg := &session.Config{URL: wsURL(ts), Model: "sim", SampleID: fmt.Sprintf("%s-%d", s.SampleID, i), Split: "builtin", CompletionTimeout: time.Minute,
-				Observers: []session.Observer{session.ObserverFuncs{Event: acc.Add}}}
+				Observers: []session.Observer{session.ObserverFuncs{Event: func(ev trace.Event, _ *session.Received) { acc.Add(ev) }}}}
 			outs[i].res, outs[i].err = session.Run(context.Background(), cfg, pcm)
 		}()
 	}

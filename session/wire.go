@@ -19,8 +19,9 @@ func newEventID() string {
 	return "evt_" + hex.EncodeToString(b[:])
 }
 
-// inbound is the part of a server event the driver's state machine reads.
-// The wire log keeps the exact bytes; metrics re-read them independently.
+// inbound is the part of a server event the session reads, in one JSON
+// pass: its state machine's fields and the observers' Received. The wire
+// log keeps the exact bytes; metrics re-read them by the reference's rules.
 type inbound struct {
 	Type           string          `json:"type"`
 	ResponseID     json.RawMessage `json:"response_id"`
@@ -53,20 +54,12 @@ type inbound struct {
 		OverlapDeferred bool    `json:"overlap_deferred"`
 		Reason          *string `json:"reason"`
 	} `json:"event"`
-	Delta        b64Field        `json:"delta"`
-	Audio        b64Field        `json:"audio"`
+	Delta        rawString       `json:"delta"`
+	Audio        rawString       `json:"audio"`
+	Transcript   rawString       `json:"transcript"`
 	SampleRateHz json.RawMessage `json:"sample_rate_hz"`
 	Error        json.RawMessage `json:"error"`
 	Code         json.RawMessage `json:"code"`
-}
-
-// parseInbound decodes what the state machine needs; ok is false for a
-// message that is not a JSON object with a string type.
-func parseInbound(data []byte) (in inbound, ok bool) {
-	if err := json.Unmarshal(data, &in); err != nil || in.Type == "" {
-		return in, false
-	}
-	return in, true
 }
 
 // responseID is the event's response identity, "" for none
@@ -112,7 +105,7 @@ func (in *inbound) cancelled() bool {
 // audioLen is the decoded length of the delta payload (delta, else
 // audio); 0 when absent or undecodable.
 func (in *inbound) audioLen() int {
-	for _, f := range [...]b64Field{in.Delta, in.Audio} {
+	for _, f := range [...]rawString{in.Delta, in.Audio} {
 		if f.set {
 			return max(f.n, 0)
 		}
@@ -120,27 +113,30 @@ func (in *inbound) audioLen() int {
 	return 0
 }
 
-// b64Field is a JSON string field holding base64 audio, of which only the
-// decoded length is kept: the driver needs how much audio arrived, not the
-// samples. Copying the field, unquoting it and decoding it cost three copies
-// of every audio delta (tens of kB each) and about a millisecond of CPU per
-// message, garbage and CPU that 16 sessions on 2 cores pay while their
-// receive loops wait to be scheduled (issue 17).
-type b64Field struct {
-	set bool // a non-empty JSON string
-	n   int  // decoded length, −1 when it is not valid base64
+// rawString is a JSON string field kept as its unescaped bytes, with the
+// length it decodes to as base64 (audio): the driver needs how much audio
+// arrived, not the samples, and copying the field, unquoting it and
+// decoding it cost three copies of every audio delta (tens of kB each),
+// garbage and CPU that 16 sessions on 2 cores pay while their receive
+// loops wait to be scheduled (issue 17). A string without escapes (every
+// audio payload a server sends) is a slice of the received frame, which
+// the wire log keeps and nobody writes to.
+type rawString struct {
+	set bool   // a non-empty JSON string
+	s   []byte // its contents, unescaped
+	n   int    // its base64-decoded length, −1 when it is not valid base64
 }
 
-// UnmarshalJSON records a non-empty string's decoded length; any other
-// JSON value leaves the field unset (it is not audio).
-func (f *b64Field) UnmarshalJSON(b []byte) error {
-	*f = b64Field{}
+// UnmarshalJSON records a non-empty string; any other JSON value leaves
+// the field unset (it is not audio or text).
+func (f *rawString) UnmarshalJSON(b []byte) error {
+	*f = rawString{}
 	if len(b) < 3 || b[0] != '"' {
 		return nil
 	}
 	body := b[1 : len(b)-1]
 	if bytes.IndexByte(body, '\\') < 0 {
-		f.set, f.n = true, b64Len(body)
+		f.set, f.s, f.n = true, body, b64Len(body)
 		return nil
 	}
 	// Escaped (e.g. "\/"): rare, unquote and decode the slow way.
@@ -148,7 +144,7 @@ func (f *b64Field) UnmarshalJSON(b []byte) error {
 	if json.Unmarshal(b, &s) != nil || s == "" {
 		return nil
 	}
-	f.set, f.n = true, -1
+	f.set, f.s, f.n = true, []byte(s), -1
 	if d, err := base64.StdEncoding.DecodeString(s); err == nil {
 		f.n = len(d)
 	}
@@ -180,13 +176,17 @@ func b64Len(src []byte) int {
 	return n
 }
 
-// rate returns sample_rate_hz when it is a positive JSON integer.
+// Sample rates a server may name; outside them sample_rate_hz is ignored
+// (a rate of 1 Hz would make a player resample one delta into gigabytes).
+const minRate, maxRate = 1000, 384000
+
+// rate returns sample_rate_hz when it is a whole number in [minRate, maxRate].
 func (in *inbound) rate() int {
-	n, err := strconv.Atoi(string(bytes.TrimSpace(in.SampleRateHz)))
-	if err != nil || n <= 0 {
+	var f float64
+	if json.Unmarshal(in.SampleRateHz, &f) != nil || f < minRate || f > maxRate || f != float64(int(f)) {
 		return 0
 	}
-	return n
+	return int(f)
 }
 
 // errorInfo applies docs/protocol.md#errors' parsing rule: code = error.code if

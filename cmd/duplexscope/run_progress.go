@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -64,20 +63,15 @@ type liveObserver struct {
 
 func (o *liveObserver) OnState(session.State, error) {}
 
-func (o *liveObserver) OnEvent(ev trace.Event) {
-	o.acc.Add(ev)
-	if ev.Dir != trace.DirRecv || !bytes.Contains(ev.Event, []byte(`"response.done"`)) {
+func (o *liveObserver) OnEvent(ev trace.Event, _ *session.Received) {
+	row, done := o.acc.Add(ev)
+	if !done || row.Raw == nil || o.seen[row.ResponseID] {
 		return
 	}
-	for _, row := range o.acc.Snapshot().Rows {
-		if row.Raw == nil || o.seen[row.ResponseID] {
-			continue
-		}
-		o.seen[row.ResponseID] = true
-		o.stats.add(row.Raw.TTFPMs, row.Raw.TTFPClock == metrics.ClockServer)
-		if o.onResp != nil {
-			o.onResp()
-		}
+	o.seen[row.ResponseID] = true
+	o.stats.add(row.Raw.TTFPMs, row.Raw.TTFPClock == metrics.ClockServer)
+	if o.onResp != nil {
+		o.onResp()
 	}
 }
 

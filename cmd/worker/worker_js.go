@@ -355,49 +355,44 @@ func (w *worker) streamClip(s *session.Session, clip []byte) {
 // onEvent follows each wire-log entry: the tracker decodes it once, the
 // player gets its audio, and the page gets what it draws — snapshots and
 // the decoded media, never the wire traffic itself.
-func (w *worker) onEvent(ev trace.Event) {
+func (w *worker) onEvent(ev trace.Event, rx *session.Received) {
 	w.mu.Lock()
-	u := w.tr.Add(ev)
+	u := w.tr.Add(ev, rx)
 	play := w.play
 	w.mu.Unlock()
 	if u.OK {
 		r := u.Received
 		switch u.Action {
 		case session.PlayPush:
-			u8 := js.Global().Get("Uint8Array").New(len(r.PCM))
-			js.CopyBytesToJS(u8, r.PCM)
+			u8 := bytesToJS(r.PCM())
 			play.Call("postMessage", map[string]any{"type": "push", "id": r.ID, "pcm": u8}, []any{u8.Get("buffer")})
 		case session.PlayDone:
 			play.Call("postMessage", map[string]any{"type": "done", "id": r.ID})
 		case session.PlayClear:
 			play.Call("postMessage", map[string]any{"type": "clear", "id": r.ID})
 		}
-		w.postMedia(ev.TMs, r, u.Action == session.PlayPush)
+		w.postMedia(tracker.TurnInput(ev.TMs, r), r, u.Action == session.PlayPush)
 	}
 	w.maybeSnapshot(u.Boundary)
 }
 
+// bytesToJS copies b into a new Uint8Array (its buffer is then transferred).
+func bytesToJS(b []byte) js.Value {
+	u8 := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(u8, b)
+	return u8
+}
+
 // postMedia sends the page a received event's part in its turn-taking
-// pass and the audio the player was given (the page's replay and report).
-func (w *worker) postMedia(tMs float64, r session.Received, played bool) {
-	kind := ""
-	switch r.Type {
-	case "response.output_audio.delta": // the channels' model audio (not the legacy name)
-		kind = turntaking.InputModel
-	case "output_audio_buffer.cleared":
-		kind = turntaking.InputCleared
-	case "response.output_audio_transcript.delta":
-		kind = turntaking.InputTranscript
-	case "response.output_audio_transcript.done":
-		kind = turntaking.InputTranscriptFinal
-	}
-	if kind == "" && !played {
+// pass (in) and the audio the player was given (the page's replay and
+// report).
+func (w *worker) postMedia(in turntaking.Input, r *session.Received, played bool) {
+	if in.Kind == "" && !played {
 		return
 	}
-	m := map[string]any{"type": "media", "kind": kind, "t_ms": tMs, "id": r.ID, "rate": audio.OutputRate, "text": r.Text, "played": played}
-	if len(r.PCM) > 0 && (played || kind == turntaking.InputModel) {
-		u8 := js.Global().Get("Uint8Array").New(len(r.PCM))
-		js.CopyBytesToJS(u8, r.PCM)
+	m := map[string]any{"type": "media", "kind": in.Kind, "t_ms": in.TMs, "id": r.ID, "rate": audio.OutputRate, "text": in.Text, "played": played}
+	if pcm := r.PCM(); len(pcm) > 0 && (played || in.Kind == turntaking.InputModel) {
+		u8 := bytesToJS(pcm)
 		m["pcm"] = u8
 		w.post(m, u8.Get("buffer"))
 		return

@@ -66,7 +66,7 @@ func TestViewFollowsTheTracker(t *testing.T) {
 				v.Merge(d)
 			}
 			for i, ev := range s.Events {
-				tr.Add(ev)
+				tr.Add(ev, nil)
 				if i%every == 0 {
 					merge(i%(2*every) == 0)
 				}
@@ -139,7 +139,7 @@ func TestViewLogAcrossDrops(t *testing.T) {
 			if len(tr.log.rows)%2 == 1 {
 				dir = trace.DirRecv
 			}
-			tr.Add(ev(float64(tr.log.dropped+len(tr.log.rows)), dir, `{"type":"x"}`))
+			tr.Add(ev(float64(tr.log.dropped+len(tr.log.rows)), dir, `{"type":"x"}`), nil)
 		}
 	}
 	add(10)

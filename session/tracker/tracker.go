@@ -1,7 +1,6 @@
 package tracker
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 
@@ -59,7 +58,7 @@ func (r *Response) ReceivedMs() float64 { return float64(r.AudioBytes) / 48 } //
 // Update is what one wire-log entry changed, for the caller's player, its
 // audio store and its publishing.
 type Update struct {
-	Received session.Received // the decoded received event (OK)
+	Received *session.Received // the decoded received event (OK)
 	OK       bool
 	Action   session.PlayAction // the player's rule (session.PlaybackFeed)
 	// FirstAudio: the response's first audio went to the player;
@@ -95,49 +94,45 @@ type Tracker struct {
 // New returns an empty tracker.
 func New() *Tracker { return &Tracker{resp: map[string]*Response{}} }
 
-// Add follows the next wire-log entry (trace order).
-func (t *Tracker) Add(ev trace.Event) Update {
-	if ev.Dir != trace.DirRecv {
-		t.log.Add(ev)
-	}
-	if ev.Dir == trace.DirSend && !t.started && bytes.Contains(ev.Event[:min(64, len(ev.Event))], []byte("input_audio_buffer.append")) {
-		// Stream start is the instant just before the first append is
-		// written: that append's send stamp (the wire log's
-		// stream_start_ms).
-		t.streamStartMs, t.started = ev.TMs, true
-		t.acc.SetStreamStart(ev.TMs)
-	}
+// Add follows the next wire-log entry (trace order). rx is the session's
+// decode of a received event (Observer.OnEvent); nil decodes it here, for
+// a recorded wire log.
+func (t *Tracker) Add(ev trace.Event, rx *session.Received) Update {
+	t.acc.Add(ev)
 	switch ev.Dir {
 	case trace.DirLocal:
-		t.notePacing(ev)
+		t.log.Add(ev)
+		t.noteLocal(ev)
 		return Update{}
 	case trace.DirRecv:
 	default:
+		t.log.Add(ev)
 		return Update{}
 	}
-	t.acc.Add(ev)
-	in, ok := session.DecodeReceived(ev.Event)
-	switch { // the log's type, from this one decode
-	case !ok || in.Type == "":
+	if rx == nil {
+		rx, _ = session.DecodeReceived(ev.Event)
+	}
+	switch { // the log's type, from the one decode
+	case rx == nil || rx.Type == "":
 		t.log.add(ev, notAnEvent)
 	default:
-		t.log.add(ev, in.Type)
+		t.log.add(ev, rx.Type)
 	}
-	if !ok {
+	if rx == nil {
 		return Update{}
 	}
-	u := Update{Received: in, OK: true}
-	u.Action, _ = t.feed.Action(in)
-	t.apply(ev.TMs, in, &u)
-	if rs := t.resp[in.ID]; rs != nil && !rs.dirty {
+	u := Update{Received: rx, OK: true}
+	u.Action, _ = t.feed.Action(rx)
+	t.apply(ev.TMs, rx, &u)
+	if rs := t.resp[rx.ID]; rs != nil && !rs.dirty {
 		rs.dirty = true
-		t.changed = append(t.changed, in.ID)
+		t.changed = append(t.changed, rx.ID)
 	}
 	return u
 }
 
 // apply updates the state of the response the event names.
-func (t *Tracker) apply(tMs float64, in session.Received, u *Update) {
+func (t *Tracker) apply(tMs float64, in *session.Received, u *Update) {
 	id := in.ID
 	ts := (tMs - t.streamStartMs) / 1000
 	switch {
@@ -166,8 +161,9 @@ func (t *Tracker) apply(tMs float64, in session.Received, u *Update) {
 			}
 			u.Boundary = true
 		}
-		rs.AudioBytes += len(in.PCM)
-		t.levels = append(t.levels, Level{TS: ts, Level: math.Min(1.1, audio.RMSPCM16(in.PCM)*4)})
+		pcm := in.PCM()
+		rs.AudioBytes += len(pcm)
+		t.levels = append(t.levels, Level{TS: ts, Level: math.Min(1.1, audio.RMSPCM16(pcm)*4)})
 	case session.IsTextDelta(in.Type):
 		rs := t.ensure(id)
 		if rs == nil || in.Text == "" {
@@ -216,13 +212,24 @@ func (t *Tracker) ensure(id string) *Response {
 	return rs
 }
 
-func (t *Tracker) notePacing(ev trace.Event) {
+// noteLocal reads the session's local entries the views use: the stream
+// start (metrics.LocalStreamStart, the first append's send stamp, as the
+// accumulator reads it) and each append's pacing lag.
+func (t *Tracker) noteLocal(ev trace.Event) {
 	var p struct {
 		Type  string  `json:"type"`
 		LagMs float64 `json:"lag_ms"`
 	}
-	if json.Unmarshal(ev.Event, &p) == nil && p.Type == "duplexscope.pacing" {
+	if json.Unmarshal(ev.Event, &p) != nil {
+		return
+	}
+	switch p.Type {
+	case "duplexscope.pacing":
 		t.lags = append(t.lags, p.LagMs)
+	case metrics.LocalStreamStart:
+		if !t.started {
+			t.streamStartMs, t.started = ev.TMs, true
+		}
 	}
 }
 

@@ -27,7 +27,9 @@ func pcm(n int) string {
 func TestTrackerFollowsResponses(t *testing.T) {
 	t.Parallel()
 	events := []trace.Event{
+		ev(1000, trace.DirLocal, `{"type":"duplexscope.stream_start"}`), // as the session records it
 		ev(1000, trace.DirSend, `{"type":"input_audio_buffer.append","audio":"AAAA"}`),
+		ev(1010, trace.DirSend, `{"type":"input_audio_buffer.append","audio":"AAAA"}`),
 		ev(1100, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`),
 		ev(1150, trace.DirRecv, `{"type":"response.output_audio_transcript.delta","response_id":"r1","delta":"hel"}`),
 		ev(1160, trace.DirRecv, `{"type":"response.output_audio_transcript.delta","response_id":"r1","delta":"lo"}`),
@@ -49,7 +51,7 @@ func TestTrackerFollowsResponses(t *testing.T) {
 	var boundaries, firsts []float64
 	var created []float64
 	for _, e := range events {
-		u := tr.Add(e)
+		u := tr.Add(e, nil)
 		if u.Boundary {
 			boundaries = append(boundaries, e.TMs)
 		}
@@ -59,7 +61,7 @@ func TestTrackerFollowsResponses(t *testing.T) {
 		}
 	}
 	if got := tr.StreamStartMs(); got != 1000 {
-		t.Errorf("stream start = %v, want the first append's stamp 1000", got)
+		t.Errorf("stream start = %v, want the stream_start entry's stamp 1000", got)
 	}
 	type resp struct {
 		ID                                  string
@@ -115,8 +117,8 @@ func TestTrackerFollowsResponses(t *testing.T) {
 	if len(res.Rows) == 0 || res.Rows[0].ResponseID != "r1" {
 		t.Errorf("metrics rows = %+v, want r1's row", res.Rows)
 	}
-	if n := len(tr.Log().Last(100)); n != 13 {
-		t.Errorf("log rows = %d, want 13 (15 events; r1's two transcript deltas fold, and its two audio deltas)", n)
+	if n := len(tr.Log().Last(100)); n != 14 {
+		t.Errorf("log rows = %d, want 14 (17 events; the two appends fold, as do r1's two transcript deltas and its two audio deltas)", n)
 	}
 }
 
@@ -125,9 +127,9 @@ func TestTrackerFollowsResponses(t *testing.T) {
 func TestTrackerFollowsThePlayersRule(t *testing.T) {
 	t.Parallel()
 	tr := New()
-	tr.Add(ev(0, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`))
-	tr.Add(ev(10, trace.DirRecv, `{"type":"output_audio_buffer.cleared","response_id":"r1"}`))
-	u := tr.Add(ev(20, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r1","delta":"`+pcm(480)+`"}`))
+	tr.Add(ev(0, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`), nil)
+	tr.Add(ev(10, trace.DirRecv, `{"type":"output_audio_buffer.cleared","response_id":"r1"}`), nil)
+	u := tr.Add(ev(20, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r1","delta":"`+pcm(480)+`"}`), nil)
 	if u.Action == session.PlayPush || u.FirstAudio {
 		t.Errorf("audio after cleared: action %v, first audio %v; want not pushed", u.Action, u.FirstAudio)
 	}
@@ -141,8 +143,8 @@ func TestTrackerFollowsThePlayersRule(t *testing.T) {
 func TestTrackerIdentity(t *testing.T) {
 	t.Parallel()
 	tr := New()
-	tr.Add(ev(0, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`))
-	tr.Add(ev(5, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":7,"response":{"id":"r1"},"delta":"`+pcm(480)+`"}`))
+	tr.Add(ev(0, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`), nil)
+	tr.Add(ev(5, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":7,"response":{"id":"r1"},"delta":"`+pcm(480)+`"}`), nil)
 	res := tr.Result()
 	var rowIDs []string
 	for _, r := range res.Responses {
@@ -163,5 +165,40 @@ func TestClipText(t *testing.T) {
 		if got := ClipText(c.in, c.n); got != c.want {
 			t.Errorf("ClipText(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
+	}
+}
+
+// BenchmarkObserveAudioDelta: what the page does with one 1 s audio delta
+// (64 kB) after the session decoded it — the tracker (metrics, player rule,
+// levels, log) and the turn-taking input — with the session's decode
+// handed over, as Observer.OnEvent does (go test -run '^$' -bench
+// ObserveAudioDelta -benchmem ./session/tracker/).
+func BenchmarkObserveAudioDelta(b *testing.B) {
+	tr := New()
+	tr.Add(ev(0, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`), nil)
+	msg := ev(1, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r1","delta":"`+pcm(48000)+`","sample_rate_hz":24000}`)
+	b.SetBytes(int64(len(msg.Event)))
+	b.ReportAllocs()
+	for range b.N {
+		b.StopTimer()
+		rx, _ := session.DecodeReceived(msg.Event) // the session's decode, paid in its handle
+		b.StartTimer()
+		tr.Add(msg, rx)
+		TurnInput(msg.TMs, rx)
+	}
+}
+
+// BenchmarkTrackAudioDelta: the session worker's part of the above (the
+// tracker alone; its turn-taking input reuses the same PCM).
+func BenchmarkTrackAudioDelta(b *testing.B) {
+	tr := New()
+	tr.Add(ev(0, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`), nil)
+	msg := ev(1, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r1","delta":"`+pcm(48000)+`","sample_rate_hz":24000}`)
+	b.ReportAllocs()
+	for range b.N {
+		b.StopTimer()
+		rx, _ := session.DecodeReceived(msg.Event) // the session's decode, paid in its handle
+		b.StartTimer()
+		tr.Add(msg, rx)
 	}
 }
