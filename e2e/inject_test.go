@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -23,13 +21,7 @@ const cspWatch = `window.__csp=[];document.addEventListener("securitypolicyviola
 
 func watchCSP(t *testing.T, ctx context.Context) {
 	t.Helper()
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspWatch})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	onNewDocument(t, ctx, cspWatch)
 }
 
 func cspViolations(t *testing.T, ctx context.Context) []string {

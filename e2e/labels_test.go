@@ -60,7 +60,7 @@ func TestShareBoxLabels(t *testing.T) {
 	}); err != nil || !strings.HasPrefix(status, "Saved") {
 		t.Fatalf("labels status %q (%v), want Saved", status, err)
 	}
-	rec, err := s.store.Get(ctx, run.ReportID)
+	rec, err := s.Store.Get(ctx, run.ReportID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestFailedStartListed(t *testing.T) {
 		status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
 		t.Fatalf("the failed run was not saved: %v (status %q)", err, status)
 	}
-	rec, err := s.store.Get(ctx, id)
+	rec, err := s.Store.Get(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestFailedUploadIsRetried(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("pending uploads in localStorage: %d (%v), want 1", n, err)
 	}
-	if page, _ := s.store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
+	if page, _ := s.Store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
 		t.Fatalf("archive holds %d reports while uploads fail", len(page.Items))
 	}
 	s.FailUploads.Store(false)
@@ -48,7 +48,7 @@ func TestFailedUploadIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
-		page, err := s.store.List(ctx, archive.Filter{})
+		page, err := s.Store.List(ctx, archive.Filter{})
 		return len(page.Items) == 1, err
 	}); err != nil {
 		t.Fatalf("the kept report never reached the archive: %v", err)
