@@ -50,12 +50,7 @@ func statusText(ctx context.Context) (text, phase string, err error) {
 // the failed session's error, the metrics of what arrived); a recoverable
 // one completes with its fallback and warning.
 func TestBrowserFaults(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 4*time.Minute)
 	cases := []struct {
 		fault string
 		fails bool     // the session must end with an error, the report flagged incomplete

@@ -52,12 +52,7 @@ func pageReady(t *testing.T, ctx context.Context) {
 // list), and values the page will not run are errors on the page naming
 // the parameter and value — with autostart=1 nothing starts.
 func TestBrowserLinkShowsWhatRuns(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 2*time.Minute)
 
 	q := url.Values{"frame_ms": {"123"}, "profile": {"personaplex"}, "source": {"dataset:builtin"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
@@ -120,12 +115,7 @@ func TestBrowserLinkShowsWhatRuns(t *testing.T) {
 // TestBrowserDatasetRunAsksNoMic: a dataset run never calls getUserMedia
 // (no microphone prompt); a mic run does (the counter works).
 func TestBrowserDatasetRunAsksNoMic(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	onNewDocument(t, ctx, gumWatch)
 	for _, tc := range []struct {
 		source  string
@@ -226,13 +216,8 @@ func TestBrowserDialErrors(t *testing.T) {
 // the share link appears once it is delivered; the kept copy then leaves
 // browser storage.
 func TestBrowserUploadRetriedNow(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailUploads.Store(true)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
 	q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {"dataset:builtin"}, "url": {wsOf(s.URL) + "/v1/realtime?sim_profile=test"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
 		t.Fatal(err)
@@ -279,12 +264,7 @@ func TestBrowserUploadRetriedNow(t *testing.T) {
 // to do, and one click on "Use the bundled clips instead" runs the test
 // with the bundled clips (no microphone).
 func TestBrowserMicDeniedOffersClips(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	// The browser's answer to a refused prompt (NotAllowedError): the test
 	// browser's fake media UI accepts every prompt, and overrides
 	// Browser.setPermission, so the refusal is injected at getUserMedia.

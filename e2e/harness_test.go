@@ -97,6 +97,21 @@ func newBrowser(t testing.TB, wav string) (context.Context, context.CancelFunc) 
 	return browsertest.Start(t, browsertest.FakeAudio(wav))
 }
 
+// pageTest begins a page test: the build checked, a stack (its config
+// changed by edit, if not nil), a browser whose fake mic plays
+// testdata/fake-mic.wav, and a deadline for the whole test; the browser
+// closes when t ends, before the stack.
+func pageTest(t *testing.T, edit func(*server.Config), timeout time.Duration) (*stack, context.Context) {
+	t.Helper()
+	requireBuild(t)
+	s := startStackWith(t, edit)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancelT)
+	return s, ctx
+}
+
 // screenshot saves a full-page PNG to docs/screenshots/name.png.
 func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()

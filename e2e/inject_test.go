@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,12 +47,7 @@ var pagePayloads = []string{
 // still reads the values (client side, as text), and the CSP blocks
 // nothing the page itself needs.
 func TestPageURLParamsRunNoScript(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	watchCSP(t, ctx)
 	params := []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "demo", "levels", "join_s", "run_id", "shard", "watch"}
 	for _, route := range []string{"/", "/load"} {

@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,12 +46,7 @@ func signInThroughForm(t *testing.T, ctx context.Context, s *stack) {
 // form, runs a short simulator session, and the page saves the report with
 // its wire log (through a capability minted for that one report).
 func TestTokenHolderSaves(t *testing.T) {
-	requireBuild(t)
-	s := startStackWith(t, func(c *server.Config) { c.WriteToken = e2eToken })
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	signInThroughForm(t, ctx, s)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
@@ -69,12 +63,7 @@ func TestTokenHolderSaves(t *testing.T) {
 // (it says how to sign in and offers the JSON); after signing in through
 // the form the kept run reaches the archive.
 func TestSignInLaterKeepsRun(t *testing.T) {
-	requireBuild(t)
-	s := startStackWith(t, func(c *server.Config) { c.WriteToken = e2eToken })
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
 		t.Fatal(err)
