@@ -34,12 +34,7 @@ const phoneWidth = 390
 //
 //	make wasm && go test -tags e2e -count=1 -run TestAccessibility ./e2e/
 func TestAccessibility(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 5*time.Minute)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#tab-live"))); err != nil {
 		t.Fatal(err)

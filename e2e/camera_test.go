@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"context"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -19,12 +17,7 @@ import (
 // rides the next append; the report counts the frames sent, the simulator
 // received the same number, and the wire log keeps digests, not pictures.
 func TestCameraSession(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	const durS = 8
 	q := url.Values{"autostart": {"1"}, "duration_s": {strconv.Itoa(durS)}, "source": {"mic"}, "video": {"camera"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
@@ -80,12 +73,7 @@ func TestCameraSession(t *testing.T) {
 // its frames ride the appends at OmniInteract's boundaries (frame k on the
 // first append with audio_end_ms ≥ (k+0.5)·1000), as the simulator saw them.
 func TestVideoDatasetSession(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "source": {"dataset:video"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
 	var rep struct {

@@ -50,12 +50,7 @@ func statusText(ctx context.Context) (text, phase string, err error) {
 // the failed session's error, the metrics of what arrived); a recoverable
 // one completes with its fallback and warning.
 func TestBrowserFaults(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 4*time.Minute)
 	cases := []struct {
 		fault string
 		fails bool     // the session must end with an error, the report flagged incomplete
@@ -134,7 +129,7 @@ func TestBrowserFaults(t *testing.T) {
 			}
 			// The simulator's side of the session is over too (nothing left open).
 			if len(rep.Sessions) == 1 {
-				tr, ok := s.sim.Truth(rep.Sessions[0].SessionID)
+				tr, ok := s.Sim.Truth(rep.Sessions[0].SessionID)
 				if !ok || tr.EndedMs == nil {
 					t.Errorf("simulator session %s: truth found %v, ended %v: want it ended", rep.Sessions[0].SessionID, ok, tr.EndedMs)
 				} else {
@@ -220,11 +215,11 @@ func TestPendingUploadLostAck(t *testing.T) {
 	var posts []postRecord
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/api/reports" {
-			s.srv.ServeHTTP(w, r)
+			s.Server.ServeHTTP(w, r)
 			return
 		}
 		rec := httptest.NewRecorder()
-		s.srv.ServeHTTP(rec, r)
+		s.Server.ServeHTTP(rec, r)
 		lost := loseAck.Load()
 		mu.Lock()
 		posts = append(posts, postRecord{Key: r.Header.Get("Idempotency-Key"), Code: rec.Code,
@@ -250,7 +245,7 @@ func TestPendingUploadLostAck(t *testing.T) {
 		return chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
 	}
 	stored := func() []archive.Meta {
-		page, err := s.store.List(ctx, archive.Filter{})
+		page, err := s.Store.List(ctx, archive.Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

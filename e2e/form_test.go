@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/coder/websocket"
 
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/server/archive"
 )
@@ -28,11 +27,7 @@ const gumWatch = `window.__gum=0;(function(){var md=navigator.mediaDevices;if(md
 
 func onNewDocument(t *testing.T, ctx context.Context, src string) {
 	t.Helper()
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
-		return err
-	}))
-	if err != nil {
+	if err := browsertest.OnNewDocument(ctx, src); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -57,12 +52,7 @@ func pageReady(t *testing.T, ctx context.Context) {
 // list), and values the page will not run are errors on the page naming
 // the parameter and value — with autostart=1 nothing starts.
 func TestBrowserLinkShowsWhatRuns(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 2*time.Minute)
 
 	q := url.Values{"frame_ms": {"123"}, "profile": {"personaplex"}, "source": {"dataset:builtin"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
@@ -125,12 +115,7 @@ func TestBrowserLinkShowsWhatRuns(t *testing.T) {
 // TestBrowserDatasetRunAsksNoMic: a dataset run never calls getUserMedia
 // (no microphone prompt); a mic run does (the counter works).
 func TestBrowserDatasetRunAsksNoMic(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	onNewDocument(t, ctx, gumWatch)
 	for _, tc := range []struct {
 		source  string
@@ -231,13 +216,8 @@ func TestBrowserDialErrors(t *testing.T) {
 // the share link appears once it is delivered; the kept copy then leaves
 // browser storage.
 func TestBrowserUploadRetriedNow(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailUploads.Store(true)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
 	q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {"dataset:builtin"}, "url": {wsOf(s.URL) + "/v1/realtime?sim_profile=test"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
 		t.Fatal(err)
@@ -253,7 +233,7 @@ func TestBrowserUploadRetriedNow(t *testing.T) {
 	if !strings.Contains(progress, "503 Service Unavailable") || strings.Contains(progress, "POST ") || strings.Contains(progress, "/api/") {
 		t.Errorf("upload progress %q: want the archive's answer in words, no request internals", progress)
 	}
-	if page, _ := s.store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
+	if page, _ := s.Store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
 		t.Fatalf("archive holds %d reports while uploads fail", len(page.Items))
 	}
 	s.FailUploads.Store(false) // the archive recovers; the page must deliver by itself
@@ -265,7 +245,7 @@ func TestBrowserUploadRetriedNow(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("no share link after the archive recovered: %v", err)
 	}
-	page, err := s.store.List(ctx, archive.Filter{})
+	page, err := s.Store.List(ctx, archive.Filter{})
 	if err != nil || len(page.Items) != 1 || !strings.HasSuffix(link, page.Items[0].ID) {
 		t.Fatalf("archive %v (%v), share link %q: want the one delivered report", page.Items, err, link)
 	}
@@ -284,12 +264,7 @@ func TestBrowserUploadRetriedNow(t *testing.T) {
 // to do, and one click on "Use the bundled clips instead" runs the test
 // with the bundled clips (no microphone).
 func TestBrowserMicDeniedOffersClips(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	// The browser's answer to a refused prompt (NotAllowedError): the test
 	// browser's fake media UI accepts every prompt, and overrides
 	// Browser.setPermission, so the refusal is injected at getUserMedia.
@@ -349,20 +324,10 @@ func TestBrowserMicNeedsSecurePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	abs, err := filepath.Abs(filepath.Join("testdata", "fake-mic.wav"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	// newBrowser's options plus a name for 127.0.0.1 that is not
 	// localhost: http://insecure.test is not a secure context.
-	actx, acancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath), chromedp.UserDataDir(t.TempDir()), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("use-fake-ui-for-media-stream", true), chromedp.Flag("use-fake-device-for-media-stream", true),
-		chromedp.Flag("use-file-for-fake-audio-capture", abs+"%noloop"),
-		chromedp.Flag("host-resolver-rules", "MAP insecure.test 127.0.0.1"))
-	defer acancel()
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	ctx, cancel := browsertest.Start(t, browsertest.FakeAudio(filepath.Join("testdata", "fake-mic.wav")),
+		browsertest.Flag("host-resolver-rules", "MAP insecure.test 127.0.0.1"))
 	defer cancel()
 	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancelT()

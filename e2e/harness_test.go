@@ -7,11 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -20,17 +17,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/app"
-	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/server"
-	"github.com/duplexscope/duplexscope/server/archive"
-	"github.com/duplexscope/duplexscope/session"
-	"github.com/duplexscope/duplexscope/sim"
-	"github.com/duplexscope/duplexscope/web"
 )
-
-// chromiumPath is Debian's chromium (scripts/deps.sh installs it).
-const chromiumPath = "/usr/bin/chromium"
 
 // docsDir receives the README screenshots.
 var docsDir = filepath.Join("..", "docs", "screenshots")
@@ -38,27 +27,24 @@ var docsDir = filepath.Join("..", "docs", "screenshots")
 // requireBuild fails (never skips) when the browser or the wasm is missing.
 func requireBuild(t testing.TB) {
 	t.Helper()
-	if _, err := fs.Stat(web.FS, "app.wasm"); err != nil {
-		t.Fatalf("web/app.wasm is missing from the embedded assets: run `make wasm` first (make e2e does): %v", err)
+	if err := browsertest.RequireWasm(); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := exec.LookPath(chromiumPath); err != nil {
-		t.Fatalf("chromium not found at %s: run `scripts/deps.sh test` (apt-get install -y chromium): %v", chromiumPath, err)
+	if err := browsertest.RequireChromium(browsertest.Chromium); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// stack is the real server (page, archive, simulator) on 127.0.0.1.
+// stack is the real server (page, archive, simulator) on 127.0.0.1 with
+// the faults the e2e tests switch on.
 type stack struct {
-	URL string
+	*browsertest.Stack
 	// FailUploads makes POST /api/reports answer 503 (the pending-upload test).
 	FailUploads atomic.Bool
 	// FailWorker makes /web/session-worker.wasm answer 404 (the fallback test).
 	FailWorker atomic.Bool
 	// FailSocketWorker makes /web/socket-worker.js answer 404.
 	FailSocketWorker atomic.Bool
-	srv              *server.Server
-	sim              *sim.Server
-	store            *archive.Memory
-	ts               *httptest.Server
 }
 
 func startStack(t testing.TB) *stack { return startStackWith(t, nil) }
@@ -67,46 +53,20 @@ func startStack(t testing.TB) *stack { return startStackWith(t, nil) }
 // write token).
 func startStackWith(t testing.TB, edit func(*server.Config)) *stack {
 	t.Helper()
-	simSrv, err := sim.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := &stack{sim: simSrv, store: archive.NewMemory()}
-	page := app.Handler(&app.HandlerOptions{Assets: web.FS})
-	cfg := server.Config{
-		Store:      st.store,
-		App:        page,
-		Web:        web.FS,
-		Sim:        simSrv,
-		Datasets:   dataset.Bundled(),
-		ProbeClip:  dataset.ProbeClip,
-		ProbeKinds: session.ProbeKinds,
-	}
-	if edit != nil {
-		edit(&cfg)
-	}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.srv = srv
-	st.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if st.FailWorker.Load() && strings.HasPrefix(r.URL.Path, "/web/session-worker.wasm") ||
-			st.FailSocketWorker.Load() && r.URL.Path == "/web/socket-worker.js" {
-			http.NotFound(w, r)
-			return
-		}
-		if st.FailUploads.Load() && r.Method == http.MethodPost && r.URL.Path == "/api/reports" {
-			http.Error(w, `{"error":"archive unavailable (test)"}`, http.StatusServiceUnavailable)
-			return
-		}
-		srv.ServeHTTP(w, r)
-	}))
-	st.URL = st.ts.URL
-	t.Cleanup(func() {
-		st.ts.Close()
-		srv.Close()
-		simSrv.Close()
+	st := &stack{}
+	st.Stack = browsertest.StartStack(t, edit, func(srv http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if st.FailWorker.Load() && strings.HasPrefix(r.URL.Path, "/web/session-worker.wasm") ||
+				st.FailSocketWorker.Load() && r.URL.Path == "/web/socket-worker.js" {
+				http.NotFound(w, r)
+				return
+			}
+			if st.FailUploads.Load() && r.Method == http.MethodPost && r.URL.Path == "/api/reports" {
+				http.Error(w, `{"error":"archive unavailable (test)"}`, http.StatusServiceUnavailable)
+				return
+			}
+			srv.ServeHTTP(w, r)
+		})
 	})
 	return st
 }
@@ -134,35 +94,22 @@ func (s *stack) getJSON(t testing.TB, path string, out any) []byte {
 // newBrowser starts headless chromium with a fake mic playing wav.
 func newBrowser(t testing.TB, wav string) (context.Context, context.CancelFunc) {
 	t.Helper()
-	abs, err := filepath.Abs(wav)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("use-fake-ui-for-media-stream", true),
-		chromedp.Flag("use-fake-device-for-media-stream", true),
-		chromedp.Flag("use-file-for-fake-audio-capture", abs+"%noloop"),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.WindowSize(1360, 1800),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		acancel()
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return ctx, func() { cancel(); acancel() }
+	return browsertest.Start(t, browsertest.FakeAudio(wav))
+}
+
+// pageTest begins a page test: the build checked, a stack (its config
+// changed by edit, if not nil), a browser whose fake mic plays
+// testdata/fake-mic.wav, and a deadline for the whole test; the browser
+// closes when t ends, before the stack.
+func pageTest(t *testing.T, edit func(*server.Config), timeout time.Duration) (*stack, context.Context) {
+	t.Helper()
+	requireBuild(t)
+	s := startStackWith(t, edit)
+	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancelT)
+	return s, ctx
 }
 
 // screenshot saves a full-page PNG to docs/screenshots/name.png.

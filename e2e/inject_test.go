@@ -6,13 +6,10 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -23,13 +20,7 @@ const cspWatch = `window.__csp=[];document.addEventListener("securitypolicyviola
 
 func watchCSP(t *testing.T, ctx context.Context) {
 	t.Helper()
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspWatch})
-		return err
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	onNewDocument(t, ctx, cspWatch)
 }
 
 func cspViolations(t *testing.T, ctx context.Context) []string {
@@ -56,12 +47,7 @@ var pagePayloads = []string{
 // still reads the values (client side, as text), and the CSP blocks
 // nothing the page itself needs.
 func TestPageURLParamsRunNoScript(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	watchCSP(t, ctx)
 	params := []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "demo", "levels", "join_s", "run_id", "shard", "watch"}
 	for _, route := range []string{"/", "/load"} {

@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,12 +23,7 @@ import (
 // uploaded with; the archive holds the labels and the share page shows
 // them.
 func TestShareBoxLabels(t *testing.T) {
-	requireBuild(t)
-	s := startStackWith(t, func(c *server.Config) { c.WriteToken = e2eToken })
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	signInThroughForm(t, ctx, s)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
@@ -60,7 +54,7 @@ func TestShareBoxLabels(t *testing.T) {
 	}); err != nil || !strings.HasPrefix(status, "Saved") {
 		t.Fatalf("labels status %q (%v), want Saved", status, err)
 	}
-	rec, err := s.store.Get(ctx, run.ReportID)
+	rec, err := s.Store.Get(ctx, run.ReportID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,12 +95,7 @@ func TestShareBoxLabels(t *testing.T) {
 // and history lists it with the "incomplete" badge, next to a run that
 // worked.
 func TestFailedStartListed(t *testing.T) {
-	requireBuild(t)
-	s := startStackWith(t, nil)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 2*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"4"}, "source": {"dataset:builtin"}, "url": {"ws://127.0.0.1:9/v1/realtime"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
 		t.Fatal(err)
@@ -123,7 +112,7 @@ func TestFailedStartListed(t *testing.T) {
 		status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
 		t.Fatalf("the failed run was not saved: %v (status %q)", err, status)
 	}
-	rec, err := s.store.Get(ctx, id)
+	rec, err := s.Store.Get(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

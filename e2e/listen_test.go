@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"context"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,12 +31,7 @@ const laneExtents = `(function(id){
 //
 //	make wasm && go test -tags e2e -count=1 -run TestShareListenDatasetRun ./e2e/
 func TestShareListenDatasetRun(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 4*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"12"}, "source": {"dataset:builtin"}}
 	run := runPage(t, s, ctx, q, 3*time.Minute)
 

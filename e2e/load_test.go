@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,12 +59,7 @@ func loadPage(t *testing.T, s *stack, ctx context.Context, query url.Values, tim
 // and archives it; every session's TTFP is the simulator's truth (server
 // clock), and each level's p50/p99 is the nearest rank of those truths.
 func TestPageLoadCurve(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	start := time.Now()
 	// contended: every other open session adds 40 ms to a turn's TTFP (a
 	// shared GPU), so the curve has a slope to see.
@@ -146,12 +140,7 @@ func wsURL(s *stack) string { return "ws" + strings.TrimPrefix(s.URL, "http") + 
 // and a third watches it: each level starts on both at once, the watcher
 // draws the pooled curve, and the archive merges the two shard reports.
 func TestPageLoadCurveShared(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	q := func(shard string) url.Values {
 		return url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0.6"}, "run_id": {"e2e-shared"}, "shard": {shard},
 			"cap": {"e2e-shared-run-capability"}} // both runners bring the run's capability: whoever comes first creates it

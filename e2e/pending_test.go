@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"context"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +17,8 @@ import (
 // keeps the report in browser storage and delivers it on the next visit
 // (same Idempotency-Key, so a retry can never store it twice).
 func TestFailedUploadIsRetried(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailUploads.Store(true)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
 		t.Fatal(err)
@@ -40,7 +33,7 @@ func TestFailedUploadIsRetried(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("pending uploads in localStorage: %d (%v), want 1", n, err)
 	}
-	if page, _ := s.store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
+	if page, _ := s.Store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
 		t.Fatalf("archive holds %d reports while uploads fail", len(page.Items))
 	}
 	s.FailUploads.Store(false)
@@ -48,7 +41,7 @@ func TestFailedUploadIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
-		page, err := s.store.List(ctx, archive.Filter{})
+		page, err := s.Store.List(ctx, archive.Filter{})
 		return len(page.Items) == 1, err
 	}); err != nil {
 		t.Fatalf("the kept report never reached the archive: %v", err)

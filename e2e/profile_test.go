@@ -3,10 +3,8 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,12 +18,7 @@ import (
 // a report whose numbers match truth and replay. It runs the coder
 // transport, which the session worker must run as well as the browser one.
 func TestPersonaPlexProfile(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 4*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}, "profile": {"personaplex"}, "frame_ms": {"80"}, "model": {"personaplex"}, "probe_s": {"5,11,17"}, "transport": {"coder"}}
 	run := runPage(t, s, ctx, q, 3*time.Minute)
 	tr := checkReport(t, s, run)

@@ -400,12 +400,7 @@ func fmtErrs(e []float64) string {
 // TestMicSession is issue 3's walking skeleton end to end: fake mic →
 // simulator → live chart → archived report, checked against truth and replay.
 func TestMicSession(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 4*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}}
 	run := runPage(t, s, ctx, q, 3*time.Minute)
 	pts, _ := attr(ctx, "#chart-ttfp", "data-points")
@@ -450,12 +445,7 @@ func TestMicSession(t *testing.T) {
 
 // TestDatasetSession streams the bundled clips instead of the mic.
 func TestDatasetSession(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 4*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}}
 	run := runPage(t, s, ctx, q, 3*time.Minute)
 	pts, _ := attr(ctx, "#chart-ttfp", "data-points")
@@ -471,13 +461,8 @@ func TestDatasetSession(t *testing.T) {
 // the run goes on on the page's main thread instead of failing, and its
 // report says why (session_worker_unavailable).
 func TestSessionWorkerFallback(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailWorker.Store(true)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
 	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
 	tr := checkReport(t, s, run)

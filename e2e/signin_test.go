@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,20 +46,15 @@ func signInThroughForm(t *testing.T, ctx context.Context, s *stack) {
 // form, runs a short simulator session, and the page saves the report with
 // its wire log (through a capability minted for that one report).
 func TestTokenHolderSaves(t *testing.T) {
-	requireBuild(t)
-	s := startStackWith(t, func(c *server.Config) { c.WriteToken = e2eToken })
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	signInThroughForm(t, ctx, s)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
-	rec, err := s.store.Get(ctx, run.ReportID)
+	rec, err := s.Store.Get(ctx, run.ReportID)
 	if err != nil {
 		t.Fatalf("the signed-in page's report %s is not archived: %v", run.ReportID, err)
 	}
-	if _, err := s.store.GetAttachment(ctx, rec.ID, "wire-log.json"); err != nil {
+	if _, err := s.Store.GetAttachment(ctx, rec.ID, "wire-log.json"); err != nil {
 		t.Errorf("the wire log was not stored: %v", err)
 	}
 }
@@ -69,12 +63,7 @@ func TestTokenHolderSaves(t *testing.T) {
 // (it says how to sign in and offers the JSON); after signing in through
 // the form the kept run reaches the archive.
 func TestSignInLaterKeepsRun(t *testing.T) {
-	requireBuild(t)
-	s := startStackWith(t, func(c *server.Config) { c.WriteToken = e2eToken })
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
 		t.Fatal(err)
@@ -85,7 +74,7 @@ func TestSignInLaterKeepsRun(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the page never said it needs a sign-in: %v", err)
 	}
-	if page, _ := s.store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
+	if page, _ := s.Store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
 		t.Fatalf("an anonymous page stored %d reports", len(page.Items))
 	}
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
@@ -95,14 +84,14 @@ func TestSignInLaterKeepsRun(t *testing.T) {
 	signInThroughForm(t, ctx, s)
 	// The report lands first, its wire log right after.
 	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
-		page, err := s.store.List(ctx, archive.Filter{})
+		page, err := s.Store.List(ctx, archive.Filter{})
 		if err != nil || len(page.Items) != 1 {
 			return false, err
 		}
-		_, err = s.store.GetAttachment(ctx, page.Items[0].ID, "wire-log.json")
+		_, err = s.Store.GetAttachment(ctx, page.Items[0].ID, "wire-log.json")
 		return err == nil, nil
 	}); err != nil {
-		page, _ := s.store.List(ctx, archive.Filter{})
+		page, _ := s.Store.List(ctx, archive.Filter{})
 		t.Fatalf("the kept run (%d reports archived) and its wire log never reached the archive after sign-in: %v", len(page.Items), err)
 	}
 }

@@ -3,10 +3,8 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"net/url"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,12 +15,7 @@ import (
 // derived interruption case on the live cards, and the archived report
 // carries the same scores as turn_taking plus the probe in probes[].
 func TestPageTurnTakingProbe(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"12"}, "source": {"mic"}, "probe_s": {"5"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
 	var rep struct {

@@ -96,12 +96,7 @@ func dashboardVerdict(t *testing.T, ctx context.Context) (live, plain, plainText
 // p99 ≥ 1 (median < 1) is not called
 // real-time on its share page; a CLI run's share page never says "heard".
 func TestBrowserVerdict(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 6*time.Minute)
-	defer cancelT()
+	s, ctx := pageTest(t, nil, 6*time.Minute)
 	ws := wsOf(s.URL) + "/v1/realtime?" + url.Values{"sim_profile": {"test"}}.Encode()
 
 	t.Run("dashboard and share page agree", func(t *testing.T) {

@@ -4,7 +4,6 @@ package server_test
 
 import (
 	"context"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/duplexscope/duplexscope/internal/axe"
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/web"
@@ -25,10 +25,6 @@ import (
 //
 //	go test -tags e2e -count=1 -run TestBrowserAccessible ./server/
 func TestBrowserAccessibleServerPages(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := exec.LookPath(chromium); err != nil {
-		t.Fatalf("chromium not found at %s: run `scripts/deps.sh test` (apt-get install -y chromium): %v", chromium, err)
-	}
 	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
 	rich := fixture{model: "minicpm-o-4.5", n: 40, ttfp: 900, seed: 9, edit: func(r *report.Report) {
 		withLoadCurve(r)
@@ -37,11 +33,7 @@ func TestBrowserAccessibleServerPages(t *testing.T) {
 	a := upload(t, e, rich.json(t))
 	b := upload(t, e, fixture{model: "minicpm-o-4.5", n: 40, ttfp: 700, seed: 10}.json(t))
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
-		chromedp.WindowSize(1360, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := browsertest.Start(t, browsertest.WindowSize(1360, 900))
 	defer cancel()
 	ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()

@@ -4,13 +4,13 @@ package server_test
 
 import (
 	"context"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/web"
@@ -24,10 +24,6 @@ import (
 //
 //	go test -tags e2e -count=1 -run '^TestBrowserHistoryCompare' ./server/
 func TestBrowserHistoryCompare(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := exec.LookPath(chromium); err != nil {
-		t.Fatalf("chromium not found at %s: %v", chromium, err)
-	}
 	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
 	named := func(name string) func(*report.Report) { return func(r *report.Report) { r.Run.Name = name } }
 	base := upload(t, e, fixture{model: "m", n: 40, ttfp: 400, seed: 1, edit: named("fp16 baseline")}.json(t))
@@ -36,10 +32,7 @@ func TestBrowserHistoryCompare(t *testing.T) {
 	e.clock.Advance(time.Second)
 	slower := upload(t, e, fixture{model: "m", n: 40, ttfp: 700, seed: 2, edit: named("fp8 build")}.json(t))
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := browsertest.Start(t)
 	defer cancel()
 	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()

@@ -5,13 +5,13 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/server/archive"
@@ -25,10 +25,6 @@ import (
 //
 //	go test -tags e2e -run TestBrowser ./server/
 func TestBrowserHostilePages(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := exec.LookPath(chromium); err != nil {
-		t.Fatalf("chromium not found at %s: run `scripts/deps.sh test` (apt-get install -y chromium): %v", chromium, err)
-	}
 	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
 	const x = `</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><svg onload="window.__pwned=3">"'`
 	hostile := fixture{model: "m" + x, n: 5, ttfp: 300, session: "s" + x, edit: func(r *report.Report) {
@@ -56,10 +52,7 @@ func TestBrowserHostilePages(t *testing.T) {
 	id := rec.ID
 	other := upload(t, e, fixture{model: "plain", n: 5, ttfp: 350}.json(t))
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := browsertest.Start(t)
 	defer cancel()
 	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()

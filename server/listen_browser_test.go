@@ -5,7 +5,6 @@ package server_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/web"
 )
@@ -35,21 +35,15 @@ func pollJS(ctx context.Context, t *testing.T, what, expr string) {
 //
 //	go test -tags e2e -count=1 -run TestBrowserShareListen ./server/
 func TestBrowserShareListen(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := exec.LookPath(chromium); err != nil {
-		t.Fatalf("chromium not found at %s: run `scripts/deps.sh test` (apt-get install -y chromium): %v", chromium, err)
-	}
 	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
 	id := uploadWithWireLog(t, e, wireLog(t, "is the table free"), nil)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"), chromedp.Flag("mute-audio", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	// The page's autoplay needs no click (browsertest's flags); the export
+	// opens later in a second tab of the same browser, outside this timeout.
+	bctx, cancel := browsertest.Start(t)
 	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx, cancelT := context.WithTimeout(bctx, 90*time.Second)
+	defer cancelT()
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+"/r/"+id), chromedp.WaitReady("body")); err != nil {
 		t.Fatal(err)
@@ -115,7 +109,7 @@ func TestBrowserShareListen(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var outside []string
-	fctx, fcancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+	fctx, fcancel := chromedp.NewContext(bctx, chromedp.WithListener(func(ev any) {
 		if r, ok := ev.(*network.EventRequestWillBeSent); ok {
 			u := r.Request.URL
 			if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
@@ -149,10 +143,7 @@ func TestBrowserShareListenShot(t *testing.T) {
 	}
 	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
 	id := uploadWithWireLog(t, e, wireLog(t, "is the table free"), nil)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath("/usr/bin/chromium"), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.WindowSize(1200, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := browsertest.Start(t, browsertest.WindowSize(1200, 900))
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+"/r/"+id), chromedp.WaitReady("body")); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/duplexscope/duplexscope/internal/axe"
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 )
 
 // TestRunFindsViolations proves the helper can fail: a page with known WCAG
@@ -22,10 +22,6 @@ import (
 //
 //	go test -tags e2e -count=1 ./internal/axe/
 func TestRunFindsViolations(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := exec.LookPath(chromium); err != nil {
-		t.Fatalf("chromium not found at %s: %v", chromium, err)
-	}
 	pages := map[string]string{
 		"/bad": `<!doctype html><html><head><title>bad</title></head><body><main>
 <img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
@@ -44,10 +40,7 @@ func TestRunFindsViolations(t *testing.T) {
 		_, _ = w.Write([]byte(pages[r.URL.Path]))
 	}))
 	defer ts.Close()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := browsertest.Start(t)
 	defer cancel()
 	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()

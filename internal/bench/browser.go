@@ -7,103 +7,47 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/app"
-	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/server"
-	"github.com/duplexscope/duplexscope/server/archive"
-	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/trace"
-	"github.com/duplexscope/duplexscope/web"
 )
 
 // checkBrowserPrereqs fails with how-to-fix messages when the wasm build or
 // chromium is missing.
 func checkBrowserPrereqs(chromium string) error {
-	if _, err := fs.Stat(web.FS, "app.wasm"); err != nil {
-		return fmt.Errorf("web/app.wasm is missing from the embedded assets: run `make wasm` before the bench (make bench does): %w", err)
+	if err := browsertest.RequireWasm(); err != nil {
+		return err
 	}
-	if _, err := exec.LookPath(chromium); err != nil {
-		return fmt.Errorf("chromium not found at %s: run `scripts/deps.sh test` (apt-get install -y chromium): %w", chromium, err)
-	}
-	return nil
+	return browsertest.RequireChromium(chromium)
 }
 
 // stack is the real server (page, archive in memory, simulator) on
 // 127.0.0.1, as `duplexscope serve` mounts it.
-type stack struct {
-	URL   string
-	close func()
-}
+type stack = browsertest.Stack
 
+// startStack starts the stack with uploads unthrottled.
 func startStack() (*stack, error) {
-	simSrv, err := sim.New(nil)
-	if err != nil {
-		return nil, err
-	}
-	pageH := app.Handler(&app.HandlerOptions{Assets: web.FS})
-	srv, err := server.New(server.Config{
-		Store: archive.NewMemory(), App: pageH, Web: web.FS, Sim: simSrv, UploadRate: -1,
-		Datasets: map[string]fs.FS{dataset.BuiltinName: dataset.BuiltinFS},
-	})
-	if err != nil {
-		simSrv.Close()
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	return &stack{URL: "http://" + ln.Addr().String(), close: func() {
-		simSrv.Close()
-		hs.Close()
-		srv.Close()
-	}}, nil
+	return browsertest.NewStack(func(c *server.Config) { c.UploadRate = -1 }, nil)
 }
 
 // browser is one headless chromium with a fresh profile.
 type browser struct {
 	ctx    context.Context
 	cancel func()
-	dir    string
 }
 
 func newBrowser(chromium string) (*browser, error) {
-	dir, err := os.MkdirTemp("", "bench-chromium-")
+	ctx, cancel, err := browsertest.Launch(browsertest.ExecPath(chromium))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bench: %w", err)
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium), chromedp.UserDataDir(dir), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("use-fake-ui-for-media-stream", true),
-		chromedp.Flag("use-fake-device-for-media-stream", true),
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		chromedp.WindowSize(1360, 1800),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	b := &browser{ctx: ctx, dir: dir, cancel: func() { cancel(); acancel(); os.RemoveAll(dir) }}
-	if err := chromedp.Do(ctx); err != nil {
-		b.cancel()
-		return nil, fmt.Errorf("bench: starting chromium: %w", err)
-	}
+	b := &browser{ctx: ctx, cancel: cancel}
 	// Marks (performance.now(), ms since navigation start) when the TTFP
 	// chart first has a point / the hello world's heading exists, and two
 	// animation frames later (drawn).
@@ -113,11 +57,7 @@ requestAnimationFrame(function(){requestAnimationFrame(function(){window.__ds[k+
 function check(){var c=document.querySelector("#chart-ttfp");if(c&&+c.getAttribute("data-points")>0)mark("first_point");
 if(document.querySelector("#hello"))mark("hello");}
 new MutationObserver(check).observe(document,{subtree:true,childList:true,attributes:true,attributeFilter:["data-points","id"]});})();`
-	err = chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: marks})
-		return err
-	}))
-	if err != nil {
+	if err := browsertest.OnNewDocument(ctx, marks); err != nil {
 		b.cancel()
 		return nil, fmt.Errorf("bench: chromium script: %w", err)
 	}

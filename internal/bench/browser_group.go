@@ -50,7 +50,7 @@ func BrowserGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 		sec.Err = err
 		return sec
 	}
-	defer st.close()
+	defer st.Close()
 
 	sizeSection(ctx, sec, st, hw, app, worker)
 	if err := coldLoadSection(c, sec, st, hw, app); err != nil {
