@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/duplexscope/duplexscope/session/probe"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
-
-	"github.com/duplexscope/duplexscope/session"
 )
 
 // Actions (go-app action names) and the states they set.
@@ -102,7 +101,7 @@ func handleProbe(ctx app.Context, a app.Action) {
 	currentMu.Unlock()
 	kind, _ := a.Value.(string)
 	if _, ok := probeKinds[kind]; !ok {
-		kind = session.ProbeInterruption
+		kind = probe.KindInterruption
 	}
 	if r != nil {
 		ctx.Async(func() { r.injectProbe(kind) })

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/duplexscope/duplexscope/session/probe"
 )
 
 func get(t *testing.T, h http.Handler, path string, hdr map[string]string) *http.Response {
@@ -97,7 +99,7 @@ var pageParams = []string{"url", "model", "source", "frame_ms", "profile", "beha
 // page's own links carry is in it.
 func TestPageParamsListed(t *testing.T) {
 	s := LoadSettings{Settings: Settings{URL: "ws://h/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 80, Profile: "p", Behavior: "yields",
-		Proxy: true, DurationS: 1, Audible: true, Transport: "coder", Probes: []ProbeAt{{Kind: "interruption", OffsetS: 4}},
+		Proxy: true, DurationS: 1, Audible: true, Transport: "coder", Probes: []probe.At{{Kind: "interruption", OffsetS: 4}},
 		SessionThread: SessionThreadMain, StallMs: 250, StallEveryMs: 1000},
 		Levels: []int{1}, JoinS: 2, RunID: "r", Shard: 1, Shards: 2, Watch: true}
 	for k := range s.Query() {

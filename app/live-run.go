@@ -15,6 +15,7 @@ import (
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
 	"github.com/duplexscope/duplexscope/session/tracker"
 )
 
@@ -106,7 +107,7 @@ type liveRun struct {
 	cacheResp      int
 	cachePlayed    int
 	visibilityFunc app.Func
-	probes         []*probe
+	probes         []*sentProbe
 	tt             *report.TurnTaking // turn-taking scores, recomputed at most every ttEveryMs
 	labels         *streamLabels      // a labelled dataset's cases on the stream clock (nil: derived cases)
 	ttMu           sync.Mutex         // guards ttRec, held while scoring (not r.mu: the send path needs it)
@@ -115,7 +116,7 @@ type liveRun struct {
 	userSpeech     []turntaking.Interval // VAD of the sent audio (trace clock), refreshed with the turn-taking pass
 	ttBusy         bool
 	probeClips     map[string]probeClipData // standard clips by kind, fetched once per run
-	probeSchedule  []ProbeAt                // probe_s probes not yet injected, in time order
+	probeSchedule  []probe.At               // probe_s probes not yet injected, in time order
 	notes          []map[string]any         // wire-log annotations to add (off the lock)
 }
 
@@ -126,7 +127,7 @@ func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 		settings: s, ctx: ctx, cancel: cancel, publish: publish,
 		frames: make(chan inputFrame, 512), stopped: make(chan struct{}), acks: make(chan ackReq, 256),
 		phase: phaseIdle, tr: tracker.New(), wire: tracker.NewView(), play: map[string]*playState{}, audio: map[string][]timedPCM{}, probeClips: map[string]probeClipData{},
-		probeSchedule: append([]ProbeAt(nil), s.Probes...),
+		probeSchedule: append([]probe.At(nil), s.Probes...),
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/duplexscope/duplexscope/session/probe"
 )
 
 // Source kinds of a session's input.
@@ -36,7 +38,7 @@ type Settings struct {
 	// Probes are the scheduled probes, in time order: each kind's standard
 	// clip is mixed in after OffsetS seconds of sent input
 	// (probe_s=4,backchannel@9.5; a bare number is an interruption).
-	Probes []ProbeAt
+	Probes []probe.At
 
 	// Video is the video source beside the audio: VideoOff (default) or
 	// VideoCamera (the latest ~1 fps camera JPEG rides the next append).
@@ -199,7 +201,7 @@ func parseRunOptions(q url.Values, s *Settings) []error {
 		}
 	}
 	if v := q.Get("probe_s"); v != "" {
-		if p, err := parseProbeSchedule(v); err != nil {
+		if p, err := probe.ParseSchedule(v); err != nil {
 			errs = append(errs, err)
 		} else {
 			s.Probes = p
@@ -359,7 +361,7 @@ func (s Settings) Query() url.Values {
 		q.Set("video", VideoCamera)
 	}
 	if len(s.Probes) > 0 {
-		q.Set("probe_s", formatProbeSchedule(s.Probes))
+		q.Set("probe_s", probe.FormatSchedule(s.Probes))
 	}
 	return q
 }

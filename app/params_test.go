@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexscope/duplexscope/session/probe"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -79,7 +80,7 @@ func TestDefaultSettingsSecure(t *testing.T) {
 func TestSettingsQueryRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := Settings{URL: "ws://a/v1/realtime", Model: "m", Source: "dataset:builtin", FrameMs: 1000, Profile: "test", Behavior: "yields,slow_takeover", Proxy: true, DurationS: 3, View: "live",
-		Transport: "coder", Video: VideoCamera, Probes: []ProbeAt{{"interruption", 4}, {"backchannel", 9.5}, {"interruption", 12.5}},
+		Transport: "coder", Video: VideoCamera, Probes: []probe.At{{Kind: "interruption", OffsetS: 4}, {Kind: "backchannel", OffsetS: 9.5}, {Kind: "interruption", OffsetS: 12.5}},
 		SessionThread: SessionThreadMain, StallMs: 250, StallEveryMs: 1000}
 	got, errs := ParseSettings(s.Query(), DefaultSettings("x", false))
 	if len(errs) != 0 {
@@ -129,47 +130,6 @@ func TestDialURL(t *testing.T) {
 	}
 }
 
-func TestParseProbeSchedule(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		in      string
-		want    []ProbeAt
-		wantErr bool
-	}{
-		{"bare seconds are interruptions", "4", []ProbeAt{{"interruption", 4}}, false},
-		{"spaces and empty entries", "1.5, 8,", []ProbeAt{{"interruption", 1.5}, {"interruption", 8}}, false},
-		{"kinds", "interruption@5,backchannel@9.5", []ProbeAt{{"interruption", 5}, {"backchannel", 9.5}}, false},
-		{"every kind, sorted by time", "noise@12, side_talk @ 3,backchannel@7,2",
-			[]ProbeAt{{"interruption", 2}, {"side_talk", 3}, {"backchannel", 7}, {"noise", 12}}, false},
-		{"not a number", "x", nil, true},
-		{"negative", "-1", nil, true},
-		{"unknown kind", "shout@3", nil, true},
-		{"missing seconds", "backchannel@", nil, true},
-		{"one bad entry refuses all", "interruption@5,backchanel@9", nil, true},
-		{"infinite", "Inf", nil, true},
-		{"not a number NaN", "noise@NaN", nil, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := parseProbeSchedule(tc.in)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("%q: err %v, wantErr %v", tc.in, err, tc.wantErr)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("%q (-want +got)\n%s", tc.in, diff)
-			}
-			if err == nil {
-				back, err := parseProbeSchedule(formatProbeSchedule(got))
-				if err != nil || !cmp.Equal(got, back) {
-					t.Errorf("round trip through %q: %v, %v", formatProbeSchedule(got), back, err)
-				}
-			}
-		})
-	}
-}
-
 // TestProbeScheduleParam: a bad probe_s is reported like the other
 // parameters (one error naming the entry; no probes scheduled), and a bare
 // offset keeps meaning an interruption (old links).
@@ -177,7 +137,7 @@ func TestProbeScheduleParam(t *testing.T) {
 	t.Parallel()
 	def := DefaultSettings("h", false)
 	s, errs := ParseSettings(url.Values{"probe_s": {"5,11"}}, def)
-	if len(errs) != 0 || !cmp.Equal(s.Probes, []ProbeAt{{"interruption", 5}, {"interruption", 11}}) {
+	if len(errs) != 0 || !cmp.Equal(s.Probes, []probe.At{{Kind: "interruption", OffsetS: 5}, {Kind: "interruption", OffsetS: 11}}) {
 		t.Errorf("probe_s=5,11: %+v %v", s.Probes, errs)
 	}
 	if q := s.Query().Get("probe_s"); q != "5,11" {

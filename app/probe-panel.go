@@ -1,9 +1,8 @@
 package app
 
 import (
+	"github.com/duplexscope/duplexscope/session/probe"
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
-
-	"github.com/duplexscope/duplexscope/session"
 )
 
 // probePanel injects barge-in and overlap probes of a chosen kind and lists
@@ -20,7 +19,7 @@ func (p *probePanel) selected() string {
 	if _, ok := probeKinds[p.kind]; ok {
 		return p.kind
 	}
-	return session.ProbeInterruption
+	return probe.KindInterruption
 }
 
 func (p *probePanel) Render() app.UI {
@@ -30,8 +29,8 @@ func (p *probePanel) Render() app.UI {
 		app.H2().Text("Barge-in and overlap probes"),
 		app.Div().Class("ds-row").Body(
 			app.Label().For("in-probe-kind").Text("Probe kind"),
-			app.Select().ID("in-probe-kind").Body(app.Range(session.ProbeKinds).Slice(func(i int) app.UI {
-				v := session.ProbeKinds[i]
+			app.Select().ID("in-probe-kind").Body(app.Range(probe.Kinds).Slice(func(i int) app.UI {
+				v := probe.Kinds[i]
 				return app.Option().Value(v).Text(probeKinds[v].Label).Selected(v == kind)
 			})).OnChange(func(ctx app.Context, e app.Event) { p.kind = ctx.JSSrc().Get("value").String() }),
 			app.Button().ID("btn-probe").Class("ds-btn ds-ghost").Disabled(!p.Streaming).Text(k.Button).

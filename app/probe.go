@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
 )
 
 // probe is one injected barge-in or overlap probe (issue 11): a standard
@@ -22,15 +19,15 @@ import (
 // when the playback of the response playing at onset was cut (cleared by
 // the server, playback clock) — or never, when the model kept talking (a
 // MiniCPM-o-like listen_only policy).
-type probe struct {
+type sentProbe struct {
 	ID         string
 	Kind       string
 	Clip       string  // the clip's name from GET /api/probes ("standard:KIND")
 	Seq        int     // worklet frame carrying the first sample (-1 until known)
 	OnsetMs    float64 // client send clock, 0 until sent
 	ResponseID string  // response playing at onset ("" = model silent)
-	// StoppedBy is how that response stopped, with session.ProbeResult's
-	// meanings (session.ProbeCleared, ProbeEnded, ProbeLaterProbe); "" while
+	// StoppedBy is how that response stopped, with probe.Result's
+	// meanings (probe.StopCleared, ProbeEnded, ProbeLaterProbe); "" while
 	// it plays.
 	StoppedBy string
 	StopMs    float64 // playback clock (mapped) of the cut, 0 = not cut by this probe
@@ -39,28 +36,21 @@ type probe struct {
 	Err       string  // the clip could not be loaded (the probe was not sent)
 }
 
-// ProbeAt is a scheduled probe: the standard clip of Kind, mixed in after
-// OffsetS seconds of sent input.
-type ProbeAt struct {
-	Kind    string
-	OffsetS float64
-}
-
 // probeKind is what the page says about a probe kind.
 type probeKind struct {
 	Label, Button, Hint string
 	WantStop            bool // a good duplex model stops talking
 }
 
-// probeKinds describes session.ProbeKinds for the probe panel.
+// probeKinds describes probe.Kinds for the probe panel.
 var probeKinds = map[string]probeKind{
-	session.ProbeInterruption: {"Interruption", "Interrupt now",
+	probe.KindInterruption: {"Interruption", "Interrupt now",
 		"“Wait, what about Mars?” said over the model: a good duplex model stops talking quickly (and answers).", true},
-	session.ProbeBackchannel: {"Backchannel", "Say “mm hmm” now",
+	probe.KindBackchannel: {"Backchannel", "Say “mm hmm” now",
 		"“mm hmm”: the listener only agrees, so a good duplex model keeps talking.", false},
-	session.ProbeSideTalk: {"Side talk", "Side talk now",
+	probe.KindSideTalk: {"Side talk", "Side talk now",
 		"A quiet sentence said to someone else: not for the model, so a good duplex model keeps talking.", false},
-	session.ProbeNoise: {"Noise", "Noise now",
+	probe.KindNoise: {"Noise", "Noise now",
 		"One second of white noise: not speech, so a good duplex model keeps talking.", false},
 }
 
@@ -69,55 +59,6 @@ type probeView struct {
 	ID, Kind, Response, StopLatency, Played, Received, Resume, Verdict string
 	Outcome                                                            string // data-outcome: cleared|ended|later_probe|pending|silent|waiting|error
 	Pass                                                               string // data-pass: "yes", "no", or "" (no verdict)
-}
-
-// parseProbeSchedule reads probe_s: comma-separated SECONDS (an
-// interruption) or KIND@SECONDS entries, seconds of sent input after stream
-// start. The whole parameter is refused when an entry is bad, naming it: a
-// run with half the intended probes would mislead.
-func parseProbeSchedule(v string) ([]ProbeAt, error) {
-	var out []ProbeAt
-	var bad []string
-	for _, f := range strings.Split(v, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		p := ProbeAt{Kind: session.ProbeInterruption}
-		sec := f
-		if k, s, ok := strings.Cut(f, "@"); ok {
-			p.Kind, sec = strings.TrimSpace(k), strings.TrimSpace(s)
-		}
-		x, err := strconv.ParseFloat(sec, 64)
-		if err == nil {
-			p.OffsetS = x
-			err = session.ValidateProbe(session.Probe{Kind: p.Kind, OffsetS: x})
-		}
-		if err != nil {
-			bad = append(bad, f)
-			continue
-		}
-		out = append(out, p)
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("probe_s=%q: did not understand %q; want seconds (an interruption) or KIND@SECONDS with KIND one of %s, comma-separated",
-			v, bad, strings.Join(session.ProbeKinds, ", "))
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].OffsetS < out[j].OffsetS })
-	return out, nil
-}
-
-// formatProbeSchedule writes probe_s; interruptions stay bare numbers, the
-// form older pages read.
-func formatProbeSchedule(ps []ProbeAt) string {
-	parts := make([]string, 0, len(ps))
-	for _, p := range ps {
-		s := strconv.FormatFloat(p.OffsetS, 'f', -1, 64)
-		if p.Kind != session.ProbeInterruption {
-			s = p.Kind + "@" + s
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ",")
 }
 
 // probeClipData is a loaded standard clip.
@@ -186,9 +127,9 @@ func (r *liveRun) injectProbe(kind string) {
 	if !r.clipMode {
 		ws = nil // mic input is mixed in the input worklet
 	}
-	var p *probe
+	var p *sentProbe
 	if ready && g != nil {
-		p = &probe{ID: fmt.Sprintf("probe_%d", len(r.probes)+1), Kind: kind, Seq: -1}
+		p = &sentProbe{ID: fmt.Sprintf("probe_%d", len(r.probes)+1), Kind: kind, Seq: -1}
 		r.probes = append(r.probes, p)
 	}
 	r.mu.Unlock()
@@ -251,13 +192,13 @@ func (r *liveRun) playingLocked() string {
 
 // probeStoppedLocked records that response id's playback was cut at perfMs:
 // the cut belongs to the latest probe sent on it before the cut; earlier
-// ones were talked through (session.ProbeLaterProbe).
+// ones were talked through (probe.StopLaterProbe).
 func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
-	var last *probe
+	var last *sentProbe
 	for _, p := range r.probes {
 		if p.ResponseID == id && p.OnsetMs > 0 && p.OnsetMs <= perfMs && p.StoppedBy == "" {
 			if last != nil {
-				last.StoppedBy = session.ProbeLaterProbe
+				last.StoppedBy = probe.StopLaterProbe
 			}
 			last = p
 		}
@@ -265,7 +206,7 @@ func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
 	if last == nil {
 		return
 	}
-	last.StoppedBy, last.StopMs, last.PlayedMs = session.ProbeCleared, perfMs, playedMs
+	last.StoppedBy, last.StopMs, last.PlayedMs = probe.StopCleared, perfMs, playedMs
 	lat := perfMs - last.OnsetMs
 	r.markers = append(r.markers, chart.Marker{TS: (perfMs - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkProbeStop, ResponseID: last.ID,
 		Label: fmt.Sprintf("%s (%s) stopped %s after %.0f ms", last.ID, last.Kind, id, lat)})
@@ -277,7 +218,7 @@ func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
 func (r *liveRun) probeDrainedLocked(id string) {
 	for _, p := range r.probes {
 		if p.ResponseID == id && p.OnsetMs > 0 && p.StoppedBy == "" {
-			p.StoppedBy = session.ProbeEnded
+			p.StoppedBy = probe.StopEnded
 		}
 	}
 }
@@ -307,12 +248,12 @@ func (r *liveRun) probeViewsLocked() []probeView {
 
 // probeRow is the table row of p; receivedMs is the audio received of its
 // response so far (< 0: none).
-func probeRow(p probe, receivedMs float64) probeView {
+func probeRow(p sentProbe, receivedMs float64) probeView {
 	v := probeView{ID: p.ID, Kind: p.Kind, Response: orDash(p.ResponseID), StopLatency: "—", Played: "—", Received: "—", Resume: "—"}
 	if receivedMs >= 0 {
 		v.Received = fmt.Sprintf("%.0f ms", receivedMs)
 	}
-	if p.StoppedBy == session.ProbeCleared {
+	if p.StoppedBy == probe.StopCleared {
 		v.StopLatency = fmt.Sprintf("%.0f ms", p.StopMs-p.OnsetMs)
 		v.Played = fmt.Sprintf("%d ms", p.PlayedMs)
 	}
@@ -325,7 +266,7 @@ func probeRow(p probe, receivedMs float64) probeView {
 
 // probeVerdict says what the model did against what a good duplex model
 // does for the kind (interruption: stop; the others: keep talking).
-func probeVerdict(p probe) (text, outcome, pass string) {
+func probeVerdict(p sentProbe) (text, outcome, pass string) {
 	switch {
 	case p.Err != "":
 		return p.Err, "error", ""
@@ -335,16 +276,16 @@ func probeVerdict(p probe) (text, outcome, pass string) {
 		return "model was silent at onset: nothing to stop", "silent", ""
 	}
 	switch p.StoppedBy {
-	case session.ProbeCleared:
+	case probe.StopCleared:
 		text = fmt.Sprintf("stopped in %.0f ms", p.StopMs-p.OnsetMs)
-	case session.ProbeEnded:
+	case probe.StopEnded:
 		text = "kept talking"
-	case session.ProbeLaterProbe:
+	case probe.StopLaterProbe:
 		text = "kept talking (until a later probe)"
 	default:
 		return "model still talking…", "pending", ""
 	}
-	if (p.StoppedBy == session.ProbeCleared) == probeKinds[p.Kind].WantStop {
+	if (p.StoppedBy == probe.StopCleared) == probeKinds[p.Kind].WantStop {
 		return text + " ✓", p.StoppedBy, "yes"
 	}
 	return text + " ✗", p.StoppedBy, "no"
@@ -352,8 +293,8 @@ func probeVerdict(p probe) (text, outcome, pass string) {
 
 // interruptionOnset is p's onset when it is a sent interruption: the page's
 // derived turn-taking cases are interruptions (other kinds are not).
-func (p *probe) interruptionOnset() (float64, bool) {
-	return p.OnsetMs, p.OnsetMs > 0 && p.Kind == session.ProbeInterruption
+func (p *sentProbe) interruptionOnset() (float64, bool) {
+	return p.OnsetMs, p.OnsetMs > 0 && p.Kind == probe.KindInterruption
 }
 
 func orDash(s string) string {
@@ -369,9 +310,9 @@ func orDash(s string) string {
 const probeClock = "page: onset = client send clock, stop = playback clock, next response = client receive clock (performance.now ms)"
 
 // probeReports converts the page's probes to report.Probe with the
-// meanings of session.ProbeResult. Probes never sent are left out: they
+// meanings of probe.Result. Probes never sent are left out: they
 // have no onset. CommittedMs is not known on the page (nil).
-func probeReports(ps []probe, streamStartMs float64, receivedMs map[string]float64, sid string) []report.Probe {
+func probeReports(ps []sentProbe, streamStartMs float64, receivedMs map[string]float64, sid string) []report.Probe {
 	var out []report.Probe
 	for _, p := range ps {
 		if p.OnsetMs == 0 {
@@ -385,7 +326,7 @@ func probeReports(ps []probe, streamStartMs float64, receivedMs map[string]float
 				rp.ReceivedMs = &ms
 			}
 			rp.StoppedBy = p.StoppedBy
-			if p.StoppedBy == session.ProbeCleared {
+			if p.StoppedBy == probe.StopCleared {
 				lat, played := metrics.Round(p.StopMs-p.OnsetMs, 3), p.PlayedMs
 				rp.StopLatencyMs, rp.PlayedMs = &lat, &played
 			}

@@ -17,20 +17,20 @@ func TestProbeReports(t *testing.T) {
 	recv := map[string]float64{"resp_1": 1800}
 	cases := []struct {
 		name      string
-		p         probe
+		p         sentProbe
 		want      bool // in the report
 		stoppedBy string
 		stopLat   float64 // −1 = nil
 		next      float64 // −1 = nil
 		resume    float64 // −1 = nil
 	}{
-		{"never sent", probe{ID: "probe_1", Kind: "interruption", Seq: -1}, false, "", -1, -1, -1},
-		{"cleared", probe{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: "cleared", StopMs: 3250, PlayedMs: 900, ResumeMs: 4000},
+		{"never sent", sentProbe{ID: "probe_1", Kind: "interruption", Seq: -1}, false, "", -1, -1, -1},
+		{"cleared", sentProbe{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: "cleared", StopMs: 3250, PlayedMs: 900, ResumeMs: 4000},
 			true, "cleared", 250, 1000, 750},
-		{"kept talking", probe{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: "ended"}, true, "ended", -1, -1, -1},
-		{"talked through until a later probe", probe{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: "later_probe", ResumeMs: 4000},
+		{"kept talking", sentProbe{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: "ended"}, true, "ended", -1, -1, -1},
+		{"talked through until a later probe", sentProbe{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: "later_probe", ResumeMs: 4000},
 			true, "later_probe", -1, 1000, -1},
-		{"silent model", probe{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResumeMs: 3600}, true, "", -1, 600, -1},
+		{"silent model", sentProbe{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResumeMs: 3600}, true, "", -1, 600, -1},
 	}
 	ptr := func(v float64) *float64 {
 		if v < 0 {
@@ -41,7 +41,7 @@ func TestProbeReports(t *testing.T) {
 	eq := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := probeReports([]probe{c.p}, 1000, recv, "sess_1")
+			got := probeReports([]sentProbe{c.p}, 1000, recv, "sess_1")
 			if !c.want {
 				if len(got) != 0 {
 					t.Fatalf("got %d probes, want none", len(got))
@@ -73,7 +73,7 @@ func TestProbeReports(t *testing.T) {
 // the report's own validation.
 func TestBuildReportProbes(t *testing.T) {
 	in := saveInput{Settings: Settings{URL: "ws://x/v1/realtime", Model: "sim", FrameMs: 20}, Complete: true, StreamStartMs: 1000,
-		Probes: []probe{{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: "cleared", StopMs: 3250, PlayedMs: 900},
+		Probes: []sentProbe{{ID: "probe_1", Kind: "interruption", Clip: "standard:interruption", OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: "cleared", StopMs: 3250, PlayedMs: 900},
 			{ID: "probe_2", Kind: "backchannel", Clip: "standard:backchannel", OnsetMs: 2000, ResponseID: "resp_1", StoppedBy: "later_probe"}},
 		ReceivedMs: map[string]float64{"resp_1": 1800}}
 	rep, _, err := buildReport(in, "test")
@@ -97,8 +97,8 @@ func TestBuildReportProbes(t *testing.T) {
 // against what a good duplex model does for the kind.
 func TestProbeVerdict(t *testing.T) {
 	t.Parallel()
-	sent := func(kind, by string) probe {
-		p := probe{ID: "probe_1", Kind: kind, OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: by}
+	sent := func(kind, by string) sentProbe {
+		p := sentProbe{ID: "probe_1", Kind: kind, OnsetMs: 3000, ResponseID: "resp_1", StoppedBy: by}
 		if by == "cleared" {
 			p.StopMs, p.PlayedMs = 3240, 1500
 		}
@@ -106,7 +106,7 @@ func TestProbeVerdict(t *testing.T) {
 	}
 	tests := []struct {
 		name                   string
-		p                      probe
+		p                      sentProbe
 		verdict, outcome, pass string
 	}{
 		{"interruption stopped", sent("interruption", "cleared"), "stopped in 240 ms ✓", "cleared", "yes"},
@@ -118,9 +118,9 @@ func TestProbeVerdict(t *testing.T) {
 		{"side talk stopped", sent("side_talk", "cleared"), "stopped in 240 ms ✗", "cleared", "no"},
 		{"noise kept talking", sent("noise", "ended"), "kept talking ✓", "ended", "yes"},
 		{"still playing", sent("noise", ""), "model still talking…", "pending", ""},
-		{"silent model", probe{ID: "probe_1", Kind: "interruption", OnsetMs: 3000}, "model was silent at onset: nothing to stop", "silent", ""},
-		{"not sent yet", probe{ID: "probe_1", Kind: "interruption", Seq: -1}, "waiting to be sent", "waiting", ""},
-		{"no clip", probe{ID: "probe_1", Kind: "noise", Err: "no noise clip: GET /api/probes: 404"}, "no noise clip: GET /api/probes: 404", "error", ""},
+		{"silent model", sentProbe{ID: "probe_1", Kind: "interruption", OnsetMs: 3000}, "model was silent at onset: nothing to stop", "silent", ""},
+		{"not sent yet", sentProbe{ID: "probe_1", Kind: "interruption", Seq: -1}, "waiting to be sent", "waiting", ""},
+		{"no clip", sentProbe{ID: "probe_1", Kind: "noise", Err: "no noise clip: GET /api/probes: 404"}, "no noise clip: GET /api/probes: 404", "error", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,7 +146,7 @@ func TestProbeStoppedAttribution(t *testing.T) {
 	tr.Add(trace.Event{TMs: 1000, Dir: trace.DirLocal, Event: []byte(`{"type":"duplexscope.stream_start"}`)}, nil) // stream start
 	v := tracker.NewView()
 	v.Merge(tr.Delta(false))
-	r := &liveRun{tr: tr, wire: v, probes: []*probe{
+	r := &liveRun{tr: tr, wire: v, probes: []*sentProbe{
 		{ID: "probe_1", Kind: "backchannel", OnsetMs: 2000, ResponseID: "resp_1"},
 		{ID: "probe_2", Kind: "interruption", OnsetMs: 4000, ResponseID: "resp_1"},
 		{ID: "probe_3", Kind: "noise", OnsetMs: 4000, ResponseID: "resp_2"},

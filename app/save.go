@@ -64,7 +64,7 @@ type saveInput struct {
 	UserAgent string
 	// Probes are copies of the run's barge-in probes; StreamStartMs places
 	// their offsets; ReceivedMs is the audio received per response (ms).
-	Probes        []probe
+	Probes        []sentProbe
 	StreamStartMs float64
 	ReceivedMs    map[string]float64
 	// Labels are a labelled dataset's turn-taking cases (nil: derived cases).

@@ -41,7 +41,7 @@ type TurnTakingCase struct {
 }
 
 // Probe is one barge-in / overlap probe result (`duplexscope run --probe`):
-// the fields of session.ProbeResult.
+// the fields of probe.Result.
 type Probe struct {
 	SampleID         string   `json:"sample_id,omitempty"`
 	Split            string   `json:"split,omitempty"`

@@ -11,17 +11,17 @@ import (
 	"testing"
 
 	"github.com/duplexscope/duplexscope/audio"
-	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/server"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
+	"github.com/duplexscope/duplexscope/session/probe/clips"
 	"github.com/google/go-cmp/cmp"
 )
 
 // TestProbes: /api/probes lists the standard probe clips the CLI uses (one
-// definition: dataset.ProbeClip), and /api/probes/{kind}.wav serves each
+// definition: clips.StandardClip), and /api/probes/{kind}.wav serves each
 // as a 16 kHz mono WAV holding exactly that clip.
 func TestProbes(t *testing.T) {
-	e := newEnv(t, func(c *server.Config) { c.ProbeClip, c.ProbeKinds = dataset.ProbeClip, session.ProbeKinds })
+	e := newEnv(t, func(c *server.Config) { c.ProbeClip, c.ProbeKinds = clips.StandardClip, probe.Kinds })
 	code, _, b := e.do("GET", "/api/probes", nil)
 	if code != http.StatusOK {
 		t.Fatalf("GET /api/probes = %d %s", code, b)
@@ -30,8 +30,8 @@ func TestProbes(t *testing.T) {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 	var want server.ProbesResponse
-	for _, k := range session.ProbeKinds {
-		pcm, name, err := dataset.ProbeClip(k)
+	for _, k := range probe.Kinds {
+		pcm, name, err := clips.StandardClip(k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestProbes(t *testing.T) {
 			t.Errorf("GET %s: %v", p.URL, err)
 			continue
 		}
-		pcm, _, _ := dataset.ProbeClip(p.Kind)
+		pcm, _, _ := clips.StandardClip(p.Kind)
 		channels := binary.LittleEndian.Uint16(b[22:24]) // fmt chunk of the canonical header
 		if c.Rate != audio.InputRate || channels != 1 || len(c.Samples) != len(pcm)/2 || !bytes.Equal(b[len(b)-len(pcm):], pcm) {
 			t.Errorf("GET %s: %d Hz × %d, %d samples; want the 16 kHz mono standard clip (%d samples)", p.URL, c.Rate, channels, len(c.Samples), len(pcm)/2)

@@ -37,8 +37,8 @@ type Config struct {
 	// manifest.jsonl and 16 kHz WAVs), served under /api/datasets/.
 	Datasets map[string]fs.FS
 	// ProbeClip returns the standard probe clip of a kind as 16 kHz mono
-	// PCM16 and its name (dataset.ProbeClip); with ProbeKinds (in menu
-	// order, session.ProbeKinds) it is served under /api/probes. Nil serves
+	// PCM16 and its name (clips.StandardClip); with ProbeKinds (in menu
+	// order, probe.Kinds) it is served under /api/probes. Nil serves
 	// none.
 	ProbeClip  func(kind string) (pcm []byte, name string, err error)
 	ProbeKinds []string

@@ -364,7 +364,7 @@ func (s *Session) handle(m Message) {
 		s.warnings = append(s.warnings, "received a frame that is not valid JSON")
 	}
 	var rx *Received
-	if ok {
+	if ok && len(s.disp.obs) > 0 {
 		rx = in.received()
 	}
 	s.appendReceivedLocked(trace.Event{TMs: durMs(m.At), Dir: trace.DirRecv, Event: raw}, rx)

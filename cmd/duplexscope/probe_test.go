@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/duplexscope/duplexscope/audio"
-	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/session/probe/clips"
 )
 
 // TestLoadProbesStandardClip: a --probe entry without a clip (or with
@@ -18,7 +18,7 @@ import (
 func TestLoadProbesStandardClip(t *testing.T) {
 	t.Parallel()
 	std := func(kind string) []byte {
-		pcm, _, err := dataset.ProbeClip(kind)
+		pcm, _, err := clips.StandardClip(kind)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestLoadProbesStandardClip(t *testing.T) {
 			if err := os.WriteFile(f, []byte(tc.file), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ps, err := loadProbes(f)
+			ps, err := clips.Load(f)
 			if tc.wantErr {
 				if err == nil {
 					t.Fatalf("loadProbes = %+v, want an error", ps)

@@ -14,7 +14,7 @@ import (
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
 )
 
 // The run's outputs: the pool's outcomes scored and written to --out
@@ -56,17 +56,17 @@ func (w *runOutputs) finish(ctx context.Context, outcomes []outcome, stats *live
 type runTally struct {
 	summary *runSummary
 	results []metrics.SessionResult // the metrics of every session with a wire log
-	probes  []session.ProbeResult   // every probe of every session with a wire log
+	probes  []probe.Result          // every probe of every session with a wire log
 }
 
 // tallyOutcomes counts every sample of todo as run and lists each failure
 // with its reason; a sample the interrupt kept from starting fails as "not
 // run" with ctx's cause.
-func tallyOutcomes(ctx context.Context, outcomes []outcome, todo []dataset.Sample, probes []session.Probe) runTally {
+func tallyOutcomes(ctx context.Context, outcomes []outcome, todo []dataset.Sample, probes []probe.Probe) runTally {
 	t := runTally{summary: &runSummary{}}
 	for i, oc := range outcomes {
 		if oc.trace != nil && len(probes) > 0 {
-			t.probes = append(t.probes, session.AnalyzeProbes(oc.trace, probes)...)
+			t.probes = append(t.probes, probe.Analyze(oc.trace, probes)...)
 		}
 		if !oc.ran { // never started: the run was interrupted
 			oc = outcome{sample: todo[i], err: fmt.Errorf("not run: %w", context.Cause(ctx))}

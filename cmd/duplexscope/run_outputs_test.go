@@ -18,7 +18,7 @@ import (
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
 )
 
 func TestTallyOutcomes(t *testing.T) {
@@ -31,12 +31,12 @@ func TestTallyOutcomes(t *testing.T) {
 	failed := func(oc outcome, err string) outcome { oc.err = errors.New(err); return oc }
 	interrupted, stop := context.WithCancelCause(context.Background())
 	stop(errors.New("interrupted"))
-	twoProbes := []session.Probe{{Kind: "noise", Clip: "noise", OffsetS: 1}, {Kind: "interruption", Clip: "noise", OffsetS: 2}}
+	twoProbes := []probe.Probe{{Kind: "noise", Clip: "noise", OffsetS: 1}, {Kind: "interruption", Clip: "noise", OffsetS: 2}}
 	cases := []struct {
 		name        string
 		ctx         context.Context
 		outcomes    []outcome
-		probes      []session.Probe
+		probes      []probe.Probe
 		wantRan     int
 		wantFailed  []string // split/sample_id: error
 		wantResults int

@@ -11,7 +11,8 @@ import (
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/metrics/loadcurve"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
+	"github.com/duplexscope/duplexscope/session/probe/clips"
 )
 
 // The run's plan: what it reads before any session starts (inputs), and
@@ -22,7 +23,7 @@ type runInputs struct {
 	refAudio []byte           // --ref-audio bytes (nil: none)
 	dopts    *dataset.Options // how samples read their media
 	samples  []dataset.Sample // this shard's samples (every shard's for a load curve)
-	probes   []session.Probe  // --probe clips (nil: none)
+	probes   []probe.Probe    // --probe clips (nil: none)
 	levels   []int            // --load-curve levels (nil: a dataset run)
 }
 
@@ -50,7 +51,7 @@ func loadRunInputs(o *runOptions) (*runInputs, error) {
 	}
 	in.samples = samples
 	if o.Probe != "" {
-		if in.probes, err = loadProbes(o.Probe); err != nil {
+		if in.probes, err = clips.Load(o.Probe); err != nil {
 			return nil, &exitError{code: 2, err: fmt.Errorf("run: --probe: %w", err)}
 		}
 	}

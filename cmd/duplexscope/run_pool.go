@@ -11,6 +11,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -105,7 +106,7 @@ func (r *sessionRunner) input(ctx context.Context, s *dataset.Sample) ([]byte, s
 		return nil, nil, err
 	}
 	if len(r.in.probes) > 0 {
-		pcm = session.InjectProbes(pcm, r.in.probes)
+		pcm = probe.Inject(pcm, r.in.probes)
 	}
 	video, dropped, err := videoFor(ctx, s, r.in.dopts)
 	if dropped > 0 {

@@ -11,7 +11,7 @@ import (
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -77,7 +77,7 @@ func turnTakingJSON(tt *report.TurnTaking) []byte {
 }
 
 // probeReport converts probe results to the report's field.
-func probeReport(rs []session.ProbeResult) []report.Probe {
+func probeReport(rs []probe.Result) []report.Probe {
 	out := make([]report.Probe, 0, len(rs))
 	for _, r := range rs {
 		out = append(out, report.Probe{

@@ -23,7 +23,8 @@ import (
 	"github.com/duplexscope/duplexscope/server/archive"
 	"github.com/duplexscope/duplexscope/server/archive/pg"
 	"github.com/duplexscope/duplexscope/server/archive/sqlite"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
+	"github.com/duplexscope/duplexscope/session/probe/clips"
 	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/web"
 )
@@ -187,8 +188,8 @@ func serve(ctx context.Context, o serveOptions, stdout, stderr io.Writer) error 
 		Web:          web.FS,
 		Sim:          simSrv,
 		Datasets:     dataset.Bundled(),
-		ProbeClip:    dataset.ProbeClip,
-		ProbeKinds:   session.ProbeKinds,
+		ProbeClip:    clips.StandardClip,
+		ProbeKinds:   probe.Kinds,
 		WriteToken:   o.WriteToken,
 		ProxyAllow:   o.ProxyAllow,
 		PublicHosts:  o.PublicHosts,

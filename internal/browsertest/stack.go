@@ -11,7 +11,8 @@ import (
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/server/archive"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
+	"github.com/duplexscope/duplexscope/session/probe/clips"
 	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/web"
 )
@@ -41,8 +42,8 @@ func NewStack(edit func(*server.Config), wrap func(http.Handler) http.Handler) (
 		Web:        web.FS,
 		Sim:        simSrv,
 		Datasets:   dataset.Bundled(),
-		ProbeClip:  dataset.ProbeClip,
-		ProbeKinds: session.ProbeKinds,
+		ProbeClip:  clips.StandardClip,
+		ProbeKinds: probe.Kinds,
 	}
 	if edit != nil {
 		edit(&cfg)

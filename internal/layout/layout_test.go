@@ -28,6 +28,9 @@ var rules = []rule{
 	{"metrics/turntaking", []string{"trace", "protocol", "metrics"}},
 	{"metrics/loadcurve", []string{"metrics", "trace", "protocol"}},
 	{"metrics", []string{"trace", "protocol"}},
+	// Probes mix bundled clips into the input and read wire logs.
+	{"session/probe/clips", []string{"audio", "dataset", "session/probe"}},
+	{"session/probe", []string{"trace", "protocol", "audio"}},
 	// The live views' tracker runs in the session worker too: the session
 	// and the pure metrics, never go-app or the charts.
 	{"session/tracker", []string{"trace", "protocol", "audio", "metrics", "session"}},

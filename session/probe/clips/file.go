@@ -1,6 +1,4 @@
-//go:build !js
-
-package main
+package clips
 
 import (
 	"bytes"
@@ -13,17 +11,15 @@ import (
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/dataset"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
 )
 
-// --probe: the clips a run injects into every session's input.
-
-// loadProbes reads a --probe file: a JSON list of {kind, clip, offset_s,
+// Load reads a probe file (the CLI's --probe): a JSON list of {kind, clip, offset_s,
 // gain, duration_s}. clip is a WAV path (relative to the file),
 // "builtin:SAMPLE_ID", "noise" (white noise, duration_s long, default 1 s),
 // or "standard:KIND"; empty or "standard" means the standard clip of the
-// probe's kind (dataset.ProbeClip), recorded as "standard:KIND".
-func loadProbes(path string) ([]session.Probe, error) {
+// probe's kind (StandardClip), recorded as "standard:KIND".
+func Load(path string) ([]probe.Probe, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -40,10 +36,10 @@ func loadProbes(path string) ([]session.Probe, error) {
 	if err := dec.Decode(&specs); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var out []session.Probe
+	var out []probe.Probe
 	for i, sp := range specs {
-		p := session.Probe{Kind: sp.Kind, Clip: sp.Clip, OffsetS: sp.OffsetS}
-		if err := session.ValidateProbe(p); err != nil {
+		p := probe.Probe{Kind: sp.Kind, Clip: sp.Clip, OffsetS: sp.OffsetS}
+		if err := probe.Validate(p); err != nil {
 			return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
 		}
 		var (
@@ -51,13 +47,13 @@ func loadProbes(path string) ([]session.Probe, error) {
 			x   []float32 // … or as samples (noise, WAV files)
 		)
 		switch {
-		case sp.Clip == "" || sp.Clip == "standard" || strings.HasPrefix(sp.Clip, dataset.StandardClipPrefix):
-			kind := strings.TrimPrefix(sp.Clip, dataset.StandardClipPrefix)
+		case sp.Clip == "" || sp.Clip == "standard" || strings.HasPrefix(sp.Clip, StandardClipPrefix):
+			kind := strings.TrimPrefix(sp.Clip, StandardClipPrefix)
 			if sp.Clip == "" || sp.Clip == "standard" {
 				kind = sp.Kind
 			}
 			var name string
-			if pcm, name, err = dataset.ProbeClip(kind); err != nil {
+			if pcm, name, err = StandardClip(kind); err != nil {
 				return nil, fmt.Errorf("%s: probe %d: %w", path, i, err)
 			}
 			p.Clip = name
@@ -66,7 +62,7 @@ func loadProbes(path string) ([]session.Probe, error) {
 			if d <= 0 {
 				d = 1
 			}
-			x = dataset.Noise(int(d*audio.InputRate), dataset.NoiseSeed+uint32(i))
+			x = Noise(int(d*audio.InputRate), NoiseSeed+uint32(i))
 		case strings.HasPrefix(sp.Clip, "builtin:"):
 			s, err := dataset.Find(dataset.BuiltinName, strings.TrimPrefix(sp.Clip, "builtin:"))
 			if err != nil {

@@ -1,4 +1,4 @@
-package session
+package probe
 
 import (
 	"encoding/json"
@@ -14,24 +14,24 @@ import (
 
 // Probe kinds (issue 11): what an injected clip stands for.
 const (
-	ProbeInterruption = "interruption" // the user talks over the model: a barge-in
-	ProbeBackchannel  = "backchannel"  // "mm-hm": the model should keep talking
-	ProbeSideTalk     = "side_talk"    // speech not addressed to the model
-	ProbeNoise        = "noise"        // non-speech noise
+	KindInterruption = "interruption" // the user talks over the model: a barge-in
+	KindBackchannel  = "backchannel"  // "mm-hm": the model should keep talking
+	KindSideTalk     = "side_talk"    // speech not addressed to the model
+	KindNoise        = "noise"        // non-speech noise
 )
 
-// How the response playing at a probe's onset stopped (ProbeResult.StoppedBy).
+// How the response playing at a probe's onset stopped (Result.StoppedBy).
 const (
-	ProbeCleared = "cleared" // output_audio_buffer.cleared: the probe cut it
-	ProbeEnded   = "ended"   // its audio ran out: the model kept talking to the end
-	// ProbeLaterProbe: it was cleared, but after a later probe's onset on
+	StopCleared = "cleared" // output_audio_buffer.cleared: the probe cut it
+	StopEnded   = "ended"   // its audio ran out: the model kept talking to the end
+	// StopLaterProbe: it was cleared, but after a later probe's onset on
 	// the same response: the model kept talking through this probe, and the
 	// cut (with its latency) belongs to the later one.
-	ProbeLaterProbe = "later_probe"
+	StopLaterProbe = "later_probe"
 )
 
-// ProbeKinds lists the valid probe kinds.
-var ProbeKinds = []string{ProbeInterruption, ProbeBackchannel, ProbeSideTalk, ProbeNoise}
+// Kinds lists the valid probe kinds.
+var Kinds = []string{KindInterruption, KindBackchannel, KindSideTalk, KindNoise}
 
 // Probe is one clip injected into the input stream at OffsetS seconds after
 // stream start (mixed into the input; the input is extended with silence
@@ -43,11 +43,11 @@ type Probe struct {
 	PCM     []byte  `json:"-"` // 16 kHz mono PCM16 of the clip
 }
 
-// InjectProbes mixes each probe's PCM into pcm at its offset (sample-wise
+// Inject mixes each probe's PCM into pcm at its offset (sample-wise
 // sum, clipped to PCM16) and returns the new input; pcm is not modified.
 // After the last probe the input is extended so at least 1.5 s of the
 // original (or silence) follows it, letting an energy VAD see its end.
-func InjectProbes(pcm []byte, probes []Probe) []byte {
+func Inject(pcm []byte, probes []Probe) []byte {
 	end := len(pcm)
 	for _, p := range probes {
 		off := int(math.Round(p.OffsetS*audio.InputRate)) * 2
@@ -70,9 +70,9 @@ func InjectProbes(pcm []byte, probes []Probe) []byte {
 	return out
 }
 
-// ProbeResult is what a probe measured, all on the client monotonic clock
+// Result is what a probe measured, all on the client monotonic clock
 // (receive stamps and the simulated playback clock of headless mode).
-type ProbeResult struct {
+type Result struct {
 	SampleID  string  `json:"sample_id,omitempty"`
 	Split     string  `json:"split,omitempty"`
 	SessionID string  `json:"session_id,omitempty"`
@@ -83,8 +83,8 @@ type ProbeResult struct {
 	// ActiveResponseID is the response whose audio was playing at onset
 	// ("" when the model was silent).
 	ActiveResponseID string `json:"active_response_id,omitempty"`
-	// StoppedBy is how the response playing at onset stopped: ProbeCleared,
-	// ProbeEnded, ProbeLaterProbe, or "" (nothing active, or still playing).
+	// StoppedBy is how the response playing at onset stopped: StopCleared,
+	// StopEnded, StopLaterProbe, or "" (nothing active, or still playing).
 	StoppedBy     string   `json:"stopped_by,omitempty"`
 	StopLatencyMs *float64 `json:"stop_latency_ms,omitempty"` // onset → playback stopped
 	PlayedMs      *int     `json:"played_ms,omitempty"`       // playback clock, at stop
@@ -99,8 +99,8 @@ type ProbeResult struct {
 	Clock          string   `json:"clock"`
 }
 
-// probeResp is what AnalyzeProbes follows of one response.
-type probeResp struct {
+// response is what Analyze follows of one response.
+type response struct {
 	created    *float64
 	start, end *float64
 	played     int
@@ -112,23 +112,23 @@ type probeResp struct {
 // spoke reports whether the response sent or played audio: a model
 // "listen" decision is a response.created with none, and is not the model
 // resuming or taking the turn.
-func (r *probeResp) spoke() bool { return r.bytes > 0 || r.start != nil }
+func (r *response) spoke() bool { return r.bytes > 0 || r.start != nil }
 
-// probeTimeline is what AnalyzeProbes follows of a wire log's responses:
+// timeline is what Analyze follows of a wire log's responses:
 // each by identity, and the ones with a response.created in receive order.
-type probeTimeline struct {
-	resp    map[string]*probeResp
+type timeline struct {
+	resp    map[string]*response
 	created []string
 }
 
-// followProbeResponses reads the responses' lifecycle, audio, acks and
+// followResponses reads the responses' lifecycle, audio, acks and
 // playback notes from a wire log's events.
-func followProbeResponses(events []trace.Event) probeTimeline {
-	tl := probeTimeline{resp: map[string]*probeResp{}}
-	get := func(id string) *probeResp {
+func followResponses(events []trace.Event) timeline {
+	tl := timeline{resp: map[string]*response{}}
+	get := func(id string) *response {
 		r := tl.resp[id]
 		if r == nil {
-			r = &probeResp{}
+			r = &response{}
 			tl.resp[id] = r
 		}
 		return r
@@ -179,7 +179,7 @@ func followProbeResponses(events []trace.Event) probeTimeline {
 }
 
 // playing is the response whose audio plays at ms ("" when none).
-func (tl probeTimeline) playing(ms float64) string {
+func (tl timeline) playing(ms float64) string {
 	for _, id := range tl.created {
 		if r := tl.resp[id]; r.start != nil && *r.start <= ms && (r.end == nil || *r.end > ms) {
 			return id
@@ -190,7 +190,7 @@ func (tl probeTimeline) playing(ms float64) string {
 
 // spokeAfter is the first response.created after ms of a response that
 // spoke (a "listen" decision is not the model taking the turn).
-func (tl probeTimeline) spokeAfter(ms float64) (float64, bool) {
+func (tl timeline) spokeAfter(ms float64) (float64, bool) {
 	for _, id := range tl.created {
 		if c := *tl.resp[id].created; c > ms && tl.resp[id].spoke() {
 			return c, true
@@ -199,18 +199,18 @@ func (tl probeTimeline) spokeAfter(ms float64) (float64, bool) {
 	return 0, false
 }
 
-// AnalyzeProbes measures each probe on a headless wire log (which carries
+// Analyze measures each probe on a headless wire log (which carries
 // the simulated playback notes); in the browser the page's own playback
 // notes (same types) serve.
-func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
-	tl := followProbeResponses(t.Events)
+func Analyze(t *trace.Session, probes []Probe) []Result {
+	tl := followResponses(t.Events)
 	ss := 0.0
 	if t.Session.StreamStartMs != nil {
 		ss = *t.Session.StreamStartMs
 	}
-	out := make([]ProbeResult, 0, len(probes))
+	out := make([]Result, 0, len(probes))
 	for _, p := range probes {
-		pr := ProbeResult{Kind: p.Kind, Clip: p.Clip, OffsetS: p.OffsetS, OnsetMs: ss + p.OffsetS*1000, Clock: "client monotonic (receive stamps, simulated playback)"}
+		pr := Result{Kind: p.Kind, Clip: p.Clip, OffsetS: p.OffsetS, OnsetMs: ss + p.OffsetS*1000, Clock: "client monotonic (receive stamps, simulated playback)"}
 		if t.Session.SampleID != nil {
 			pr.SampleID = *t.Session.SampleID
 		}
@@ -226,17 +226,17 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 	for i := range out {
 		pr := &out[i]
 		if r := tl.resp[pr.ActiveResponseID]; r != nil {
-			stop, by := r.end, ProbeEnded
+			stop, by := r.end, StopEnded
 			if r.cleared != nil && *r.cleared >= pr.OnsetMs && (stop == nil || *r.cleared <= *stop) {
-				stop, by = r.cleared, ProbeCleared
+				stop, by = r.cleared, StopCleared
 			}
-			if by == ProbeCleared && laterProbeBefore(out, i, *stop) {
-				by = ProbeLaterProbe
+			if by == StopCleared && laterProbeBefore(out, i, *stop) {
+				by = StopLaterProbe
 			}
 			if stop != nil {
 				pr.StoppedBy = by
 			}
-			if stop != nil && by != ProbeLaterProbe {
+			if stop != nil && by != StopLaterProbe {
 				pr.StopLatencyMs = ptr(*stop - pr.OnsetMs)
 				pr.PlayedMs = ptr(r.played)
 				if c, ok := tl.spokeAfter(*stop); ok {
@@ -256,7 +256,7 @@ func AnalyzeProbes(t *trace.Session, probes []Probe) []ProbeResult {
 // laterProbeBefore reports whether another probe on the same playing
 // response has its onset after probe i's and before cutMs: the cut is that
 // later probe's doing, not probe i's.
-func laterProbeBefore(ps []ProbeResult, i int, cutMs float64) bool {
+func laterProbeBefore(ps []Result, i int, cutMs float64) bool {
 	for j, q := range ps {
 		if j != i && q.ActiveResponseID == ps[i].ActiveResponseID && q.OnsetMs > ps[i].OnsetMs && q.OnsetMs <= cutMs {
 			return true
@@ -265,17 +265,19 @@ func laterProbeBefore(ps []ProbeResult, i int, cutMs float64) bool {
 	return false
 }
 
-// ValidateProbe checks a probe's kind and offset.
-func ValidateProbe(p Probe) error {
+// Validate checks a probe's kind and offset.
+func Validate(p Probe) error {
 	ok := false
-	for _, k := range ProbeKinds {
+	for _, k := range Kinds {
 		ok = ok || p.Kind == k
 	}
 	switch {
 	case !ok:
-		return fmt.Errorf("probe kind %q, want one of %v", p.Kind, ProbeKinds)
+		return fmt.Errorf("probe kind %q, want one of %v", p.Kind, Kinds)
 	case p.OffsetS < 0 || math.IsNaN(p.OffsetS) || math.IsInf(p.OffsetS, 0):
 		return fmt.Errorf("probe offset_s %v, want ≥ 0", p.OffsetS)
 	}
 	return nil
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package dataset
+package clips
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/dataset"
 )
 
 // StandardClipPrefix starts the name of a standard probe clip:
@@ -29,14 +30,14 @@ const (
 	NoiseSeed uint32 = 2463534242
 )
 
-// ProbeClip returns the standard clip of a probe kind as 16 kHz mono PCM16
+// StandardClip returns the standard clip of a probe kind as 16 kHz mono PCM16
 // and its name (StandardClipPrefix + kind):
 //
 //	interruption  "Wait, what about Mars?" (labelled case of turntaking/interruption.wav)
 //	backchannel   "mm hmm" (labelled case of turntaking/backchannel.wav)
 //	side_talk     the builtin sentence "reminder" at −12 dB (speech not addressed to the model)
 //	noise         1 s of white noise at ≈ −20 dBFS RMS (Noise with NoiseSeed)
-func ProbeClip(kind string) (pcm []byte, name string, err error) {
+func StandardClip(kind string) (pcm []byte, name string, err error) {
 	var x []float32
 	switch kind {
 	case "interruption", "backchannel":
@@ -71,7 +72,7 @@ func Noise(n int, seed uint32) []float32 {
 // single case's onset_ms … offset_ms, checked against the signal by
 // TestTurnTakingCases) out of its clip.
 func labelledCase(id string) ([]float32, error) {
-	x, s, err := samplePCM(TurnTakingName, id)
+	x, s, err := samplePCM(dataset.TurnTakingName, id)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +94,7 @@ func labelledCase(id string) ([]float32, error) {
 // sideTalk is the builtin side-talk sentence, trimmed to its speech, at
 // sideTalkGainDB.
 func sideTalk() ([]float32, error) {
-	x, _, err := samplePCM(BuiltinName, sideTalkSample)
+	x, _, err := samplePCM(dataset.BuiltinName, sideTalkSample)
 	if err != nil {
 		return nil, err
 	}
@@ -109,23 +110,9 @@ func sideTalk() ([]float32, error) {
 	return x, nil
 }
 
-// Find returns sample id of dataset src (as Load reads it).
-func Find(src, id string) (*Sample, error) {
-	ss, err := Load(src, nil)
-	if err != nil {
-		return nil, err
-	}
-	for i := range ss {
-		if ss[i].SampleID == id {
-			return &ss[i], nil
-		}
-	}
-	return nil, fmt.Errorf("dataset %s has no sample %q", src, id)
-}
-
 // samplePCM loads sample id of a bundled dataset as 16 kHz float samples.
-func samplePCM(set, id string) ([]float32, *Sample, error) {
-	s, err := Find(set, id)
+func samplePCM(set, id string) ([]float32, *dataset.Sample, error) {
+	s, err := dataset.Find(set, id)
 	if err != nil {
 		return nil, nil, err
 	}

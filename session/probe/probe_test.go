@@ -1,4 +1,4 @@
-package session
+package probe
 
 import (
 	"encoding/binary"
@@ -19,7 +19,7 @@ func TestInjectProbes(t *testing.T) {
 	for i := 0; i < len(clip); i += 2 {
 		binary.LittleEndian.PutUint16(clip[i:], 32000)
 	}
-	out := InjectProbes(pcm, []Probe{{Kind: ProbeInterruption, OffsetS: 0.5, PCM: clip}, {Kind: ProbeNoise, OffsetS: 2, PCM: clip}})
+	out := Inject(pcm, []Probe{{Kind: KindInterruption, OffsetS: 0.5, PCM: clip}, {Kind: KindNoise, OffsetS: 2, PCM: clip}})
 	at := func(s float64) int16 { return int16(binary.LittleEndian.Uint16(out[int(s*16000)*2:])) }
 	if got := len(out); got != 2*(32000+1600)+48000 {
 		t.Errorf("len %d, want input extended to the last probe + 1.5 s", got)
@@ -34,7 +34,7 @@ func TestInjectProbes(t *testing.T) {
 		}
 	}
 	if binary.LittleEndian.Uint16(pcm[int(0.55*16000)*2:]) != 1000 {
-		t.Error("InjectProbes modified its input")
+		t.Error("Inject modified its input")
 	}
 }
 
@@ -63,39 +63,39 @@ func TestAnalyzeProbes(t *testing.T) {
 		ev(4100, "local", map[string]any{"type": "duplexscope.playback_start", "response_id": "r2"}),
 		ev(6100, "local", map[string]any{"type": "duplexscope.playback_end", "response_id": "r2", "played_ms": 2000}),
 	}}
-	got := AnalyzeProbes(tr, []Probe{
-		{Kind: ProbeInterruption, Clip: "a", OffsetS: 1.5}, // onset 2500: r1 playing, cleared at 2700
-		{Kind: ProbeBackchannel, Clip: "b", OffsetS: 4},    // onset 5000: r2 plays to 6100
-		{Kind: ProbeNoise, Clip: "c", OffsetS: 0.5},        // onset 1500: silent; next response at 2000
+	got := Analyze(tr, []Probe{
+		{Kind: KindInterruption, Clip: "a", OffsetS: 1.5}, // onset 2500: r1 playing, cleared at 2700
+		{Kind: KindBackchannel, Clip: "b", OffsetS: 4},    // onset 5000: r2 plays to 6100
+		{Kind: KindNoise, Clip: "c", OffsetS: 0.5},        // onset 1500: silent; next response at 2000
 	})
 	f := func(v float64) *float64 { return &v }
 	i := func(v int) *int { return &v }
 	clock := "client monotonic (receive stamps, simulated playback)"
-	want := []ProbeResult{
-		{SampleID: "x", Split: "sp", SessionID: "s", Kind: ProbeInterruption, Clip: "a", OffsetS: 1.5, OnsetMs: 2500, ActiveResponseID: "r1", StoppedBy: "cleared",
+	want := []Result{
+		{SampleID: "x", Split: "sp", SessionID: "s", Kind: KindInterruption, Clip: "a", OffsetS: 1.5, OnsetMs: 2500, ActiveResponseID: "r1", StoppedBy: "cleared",
 			StopLatencyMs: f(200), PlayedMs: i(600), CommittedMs: i(480), ReceivedMs: f(4.0 / 48), ResumeAfterMs: f(1300), NextResponseMs: f(1500), Clock: clock},
-		{SampleID: "x", Split: "sp", SessionID: "s", Kind: ProbeBackchannel, Clip: "b", OffsetS: 4, OnsetMs: 5000, ActiveResponseID: "r2", StoppedBy: "ended",
+		{SampleID: "x", Split: "sp", SessionID: "s", Kind: KindBackchannel, Clip: "b", OffsetS: 4, OnsetMs: 5000, ActiveResponseID: "r2", StoppedBy: "ended",
 			StopLatencyMs: f(1100), PlayedMs: i(2000), ReceivedMs: f(0), Clock: clock},
-		{SampleID: "x", Split: "sp", SessionID: "s", Kind: ProbeNoise, Clip: "c", OffsetS: 0.5, OnsetMs: 1500, NextResponseMs: f(500), Clock: clock},
+		{SampleID: "x", Split: "sp", SessionID: "s", Kind: KindNoise, Clip: "c", OffsetS: 0.5, OnsetMs: 1500, NextResponseMs: f(500), Clock: clock},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	// Regression: a backchannel on a response that a later interruption
 	// cut was reported as "cleared" with the interruption's stop latency.
-	got = AnalyzeProbes(tr, []Probe{
-		{Kind: ProbeBackchannel, Clip: "b", OffsetS: 1.2},  // onset 2200: r1 playing; talks through it
-		{Kind: ProbeInterruption, Clip: "a", OffsetS: 1.5}, // onset 2500: the cut at 2700 is this one's
+	got = Analyze(tr, []Probe{
+		{Kind: KindBackchannel, Clip: "b", OffsetS: 1.2},  // onset 2200: r1 playing; talks through it
+		{Kind: KindInterruption, Clip: "a", OffsetS: 1.5}, // onset 2500: the cut at 2700 is this one's
 	})
-	if len(got) != 2 || got[0].StoppedBy != ProbeLaterProbe || got[0].StopLatencyMs != nil || got[0].PlayedMs != nil || got[0].ActiveResponseID != "r1" ||
-		got[1].StoppedBy != ProbeCleared || got[1].StopLatencyMs == nil || *got[1].StopLatencyMs != 200 {
+	if len(got) != 2 || got[0].StoppedBy != StopLaterProbe || got[0].StopLatencyMs != nil || got[0].PlayedMs != nil || got[0].ActiveResponseID != "r1" ||
+		got[1].StoppedBy != StopCleared || got[1].StopLatencyMs == nil || *got[1].StopLatencyMs != 200 {
 		t.Errorf("backchannel then interruption on r1: %+v, want later_probe (no latency) then cleared after 200 ms", got)
 	}
-	if err := ValidateProbe(Probe{Kind: "shout"}); err == nil {
-		t.Error("ValidateProbe accepted an unknown kind")
+	if err := Validate(Probe{Kind: "shout"}); err == nil {
+		t.Error("Validate accepted an unknown kind")
 	}
-	if err := ValidateProbe(Probe{Kind: ProbeNoise, OffsetS: -1}); err == nil {
-		t.Error("ValidateProbe accepted a negative offset")
+	if err := Validate(Probe{Kind: KindNoise, OffsetS: -1}); err == nil {
+		t.Error("Validate accepted a negative offset")
 	}
 }
 
@@ -108,7 +108,7 @@ func TestProbeTimeline(t *testing.T) {
 	ev := func(ms float64, dir, js string) trace.Event {
 		return trace.Event{TMs: ms, Dir: dir, Event: json.RawMessage(js)}
 	}
-	tl := followProbeResponses([]trace.Event{
+	tl := followResponses([]trace.Event{
 		ev(100, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`),
 		ev(150, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r1","delta":"AAAA"}`),
 		ev(200, trace.DirLocal, `{"type":"duplexscope.playback_start","response_id":"r1"}`),

@@ -1,4 +1,4 @@
-package dataset_test
+package clips_test
 
 import (
 	"bytes"
@@ -8,7 +8,8 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/metrics/turntaking"
-	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/session/probe"
+	"github.com/duplexscope/duplexscope/session/probe/clips"
 )
 
 // TestProbeClip checks each standard probe clip against what it stands
@@ -38,7 +39,7 @@ func TestProbeClip(t *testing.T) {
 		seen[tc.kind] = true
 		t.Run(tc.kind, func(t *testing.T) {
 			t.Parallel()
-			pcm, name, err := dataset.ProbeClip(tc.kind)
+			pcm, name, err := clips.StandardClip(tc.kind)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,12 +81,12 @@ func TestProbeClip(t *testing.T) {
 			t.Logf("%s: %.0f ms, %.1f dBFS", name, ms, level)
 		})
 	}
-	for _, k := range session.ProbeKinds {
+	for _, k := range probe.Kinds {
 		if !seen[k] {
 			t.Errorf("probe kind %q has no standard clip test", k)
 		}
 	}
-	if _, _, err := dataset.ProbeClip("cough"); err == nil {
+	if _, _, err := clips.StandardClip("cough"); err == nil {
 		t.Error("unknown kind: no error")
 	}
 }
@@ -94,7 +95,7 @@ func TestProbeClip(t *testing.T) {
 // some quiet clip.
 func TestSideTalkGain(t *testing.T) {
 	t.Parallel()
-	side, _, err := dataset.ProbeClip("side_talk")
+	side, _, err := clips.StandardClip("side_talk")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,21 +123,21 @@ func TestSideTalkGain(t *testing.T) {
 // and the standard noise clip is Noise(1 s, NoiseSeed).
 func TestNoise(t *testing.T) {
 	t.Parallel()
-	a, b := dataset.Noise(1600, 7), dataset.Noise(1600, 7)
+	a, b := clips.Noise(1600, 7), clips.Noise(1600, 7)
 	if !bytes.Equal(audio.FloatToPCM16(a), audio.FloatToPCM16(b)) {
 		t.Error("same seed, different noise")
 	}
-	if bytes.Equal(audio.FloatToPCM16(a), audio.FloatToPCM16(dataset.Noise(1600, 8))) {
+	if bytes.Equal(audio.FloatToPCM16(a), audio.FloatToPCM16(clips.Noise(1600, 8))) {
 		t.Error("different seeds, same noise")
 	}
-	std, _, err := dataset.ProbeClip("noise")
+	std, _, err := clips.StandardClip("noise")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(std, audio.FloatToPCM16(dataset.Noise(audio.InputRate, dataset.NoiseSeed))) {
+	if !bytes.Equal(std, audio.FloatToPCM16(clips.Noise(audio.InputRate, clips.NoiseSeed))) {
 		t.Error("standard noise is not Noise(16000, NoiseSeed)")
 	}
-	again, _, _ := dataset.ProbeClip("noise")
+	again, _, _ := clips.StandardClip("noise")
 	if !bytes.Equal(std, again) {
 		t.Error("standard noise differs between calls")
 	}
