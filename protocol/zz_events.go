@@ -658,155 +658,56 @@ func (e *OverlapDecision) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
-// ResponseIdentity applies the identity rule (docs/protocol.md#response-identity).
-func (e *ResponseCreated) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
-
-// ResponseIdentity applies the identity rule (docs/protocol.md#response-identity).
-func (e *ResponseDone) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
-
-// ResponseIdentity returns response_id.
-func (e *ResponseSpeak) ResponseIdentity() string { return e.ResponseID }
-
-// ResponseIdentity applies the identity rule (docs/protocol.md#response-identity).
-func (e *ResponseListen) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
-
-// ResponseIdentity returns response_id.
-func (e *AudioDelta) ResponseIdentity() string { return e.ResponseID }
-
-// ResponseIdentity returns response_id.
-func (e *TextDelta) ResponseIdentity() string { return e.ResponseID }
-
-// ResponseIdentity returns response_id.
-func (e *OutputDone) ResponseIdentity() string { return e.ResponseID }
-
-// ResponseIdentity returns response_id.
+// ResponseIdentity returns response_id, or applies the identity rule
+// (docs/protocol.md#response-identity) where the event has a response object.
+func (e *ResponseCreated) ResponseIdentity() string          { return identity(e.ResponseID, e.Response) }
+func (e *ResponseDone) ResponseIdentity() string             { return identity(e.ResponseID, e.Response) }
+func (e *ResponseSpeak) ResponseIdentity() string            { return e.ResponseID }
+func (e *ResponseListen) ResponseIdentity() string           { return identity(e.ResponseID, e.Response) }
+func (e *AudioDelta) ResponseIdentity() string               { return e.ResponseID }
+func (e *TextDelta) ResponseIdentity() string                { return e.ResponseID }
+func (e *OutputDone) ResponseIdentity() string               { return e.ResponseID }
 func (e *OutputAudioBufferCleared) ResponseIdentity() string { return e.ResponseID }
 
-// Validate requires session.
-func (e *SessionUpdate) Validate() error {
-	if e.Session == nil {
-		return required(e.Type, "session")
-	}
-	return nil
-}
-
-// Validate accepts any InputAudioBufferCommit.
-func (e *InputAudioBufferCommit) Validate() error { return nil }
-
-// Validate accepts any SimpleClientEvent.
-func (e *SimpleClientEvent) Validate() error { return nil }
-
-// Validate requires server_event_seq.
+// Validate of events with required keys: the first one missing, in events.txt's order.
+func (e *SessionUpdate) Validate() error { return need(e.Type, []bool{e.Session != nil}, "session") }
 func (e *SessionEventAck) Validate() error {
-	if e.ServerEventSeq == nil {
-		return required(e.Type, "server_event_seq")
-	}
-	return nil
+	return need(e.Type, []bool{e.ServerEventSeq != nil}, "server_event_seq")
 }
-
-// Validate requires session_id and resume_token.
 func (e *SessionResume) Validate() error {
-	if e.SessionID == "" {
-		return required(e.Type, "session_id")
-	}
-	if e.ResumeToken == "" {
-		return required(e.Type, "resume_token")
-	}
-	return nil
+	return need(e.Type, []bool{e.SessionID != "", e.ResumeToken != ""}, "session_id", "resume_token")
 }
-
-// Validate accepts any ResponseCancel.
-func (e *ResponseCancel) Validate() error { return nil }
-
-// Validate accepts any OutputAudioBufferClear.
-func (e *OutputAudioBufferClear) Validate() error { return nil }
-
-// Validate accepts any SessionCreated.
-func (e *SessionCreated) Validate() error { return nil }
-
-// Validate accepts any SessionUpdated.
-func (e *SessionUpdated) Validate() error { return nil }
-
-// Validate requires a response identity.
 func (e *ResponseCreated) Validate() error {
-	if e.ResponseIdentity() == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
+	return need(e.Type, []bool{e.ResponseIdentity() != ""}, "response_id")
 }
-
-// Validate requires a response identity.
 func (e *ResponseDone) Validate() error {
-	if e.ResponseIdentity() == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
+	return need(e.Type, []bool{e.ResponseIdentity() != ""}, "response_id")
 }
-
-// Validate requires response_id.
 func (e *ResponseSpeak) Validate() error {
-	if e.ResponseID == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
+	return need(e.Type, []bool{e.ResponseID != ""}, "response_id")
 }
-
-// Validate accepts any ResponseListen.
-func (e *ResponseListen) Validate() error { return nil }
-
-// Validate requires response_id.
-func (e *TextDelta) Validate() error {
-	if e.ResponseID == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
-}
-
-// Validate requires response_id.
-func (e *OutputDone) Validate() error {
-	if e.ResponseID == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
-}
-
-// Validate accepts any ContentPartEvent.
-func (e *ContentPartEvent) Validate() error { return nil }
-
-// Validate accepts any OutputItemEvent.
-func (e *OutputItemEvent) Validate() error { return nil }
-
-// Validate accepts any ConversationItemEvent.
-func (e *ConversationItemEvent) Validate() error { return nil }
-
-// Validate accepts any RateLimitsUpdated.
-func (e *RateLimitsUpdated) Validate() error { return nil }
-
-// Validate requires response_id.
+func (e *TextDelta) Validate() error  { return need(e.Type, []bool{e.ResponseID != ""}, "response_id") }
+func (e *OutputDone) Validate() error { return need(e.Type, []bool{e.ResponseID != ""}, "response_id") }
 func (e *OutputAudioBufferCleared) Validate() error {
-	if e.ResponseID == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
+	return need(e.Type, []bool{e.ResponseID != ""}, "response_id")
 }
 
-// Validate accepts any InputAudioBufferCommitted.
+// Validate of events that require nothing (the minimal {"type":…} is valid).
+func (e *InputAudioBufferCommit) Validate() error    { return nil }
+func (e *SimpleClientEvent) Validate() error         { return nil }
+func (e *ResponseCancel) Validate() error            { return nil }
+func (e *OutputAudioBufferClear) Validate() error    { return nil }
+func (e *SessionCreated) Validate() error            { return nil }
+func (e *SessionUpdated) Validate() error            { return nil }
+func (e *ResponseListen) Validate() error            { return nil }
+func (e *ContentPartEvent) Validate() error          { return nil }
+func (e *OutputItemEvent) Validate() error           { return nil }
+func (e *ConversationItemEvent) Validate() error     { return nil }
+func (e *RateLimitsUpdated) Validate() error         { return nil }
 func (e *InputAudioBufferCommitted) Validate() error { return nil }
-
-// Validate accepts any SpeechEvent.
-func (e *SpeechEvent) Validate() error { return nil }
-
-// Validate accepts any PlaybackAcknowledged.
-func (e *PlaybackAcknowledged) Validate() error { return nil }
-
-// Validate accepts any SessionClosed.
-func (e *SessionClosed) Validate() error { return nil }
-
-// Validate accepts any SessionStatus.
-func (e *SessionStatus) Validate() error { return nil }
-
-// Validate accepts any TurnEvent.
-func (e *TurnEvent) Validate() error { return nil }
-
-// Validate accepts any OverlapDecision.
-func (e *OverlapDecision) Validate() error { return nil }
+func (e *SpeechEvent) Validate() error               { return nil }
+func (e *PlaybackAcknowledged) Validate() error      { return nil }
+func (e *SessionClosed) Validate() error             { return nil }
+func (e *SessionStatus) Validate() error             { return nil }
+func (e *TurnEvent) Validate() error                 { return nil }
+func (e *OverlapDecision) Validate() error           { return nil }

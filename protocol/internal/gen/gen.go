@@ -245,47 +245,46 @@ func render(events []event, objects []string, structs map[string]*structInfo) []
 		p("func (e *%[1]s) keep() (any, *map[string]json.RawMessage) {\ntype plain %[1]s\nreturn (*plain)(e), &e.Extra\n}\n\n", e.typ)
 	}
 
+	// One line per method and no blank lines: each section is a run of
+	// one shape, not blocks that repeat (docs/style.md#habits).
+	p("// ResponseIdentity returns response_id, or applies the identity rule\n")
+	p("// (docs/protocol.md#response-identity) where the event has a response object.\n")
 	for _, e := range events {
 		switch e.identity {
 		case "id":
-			p("// ResponseIdentity returns response_id.\nfunc (e *%s) ResponseIdentity() string { return e.ResponseID }\n\n", e.typ)
+			p("func (e *%s) ResponseIdentity() string { return e.ResponseID }\n", e.typ)
 		case "rule":
-			p("// ResponseIdentity applies the identity rule (docs/protocol.md#response-identity).\n")
-			p("func (e *%s) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }\n\n", e.typ)
+			p("func (e *%s) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }\n", e.typ)
 		}
 	}
-
+	p("\n// Validate of events with required keys: the first one missing, in %s's order.\n", Table)
 	for _, e := range events {
-		switch e.validate {
-		case "-":
-			p("// Validate accepts any %s.\nfunc (e *%s) Validate() error { return nil }\n\n", e.typ, e.typ)
-		case "required":
+		if e.validate == "required" {
 			renderValidate(p, e, structs[e.typ])
+		}
+	}
+	p("\n// Validate of events that require nothing (the minimal {\"type\":…} is valid).\n")
+	for _, e := range events {
+		if e.validate == "-" {
+			p("func (e *%s) Validate() error { return nil }\n", e.typ)
 		}
 	}
 	return b.Bytes()
 }
 
 func renderValidate(p func(string, ...any), e event, s *structInfo) {
-	words := make([]string, len(e.required))
+	has := make([]string, len(e.required))
+	keys := make([]string, len(e.required))
 	for i, k := range e.required {
-		words[i] = k
-		if k == "identity" {
-			words[i] = "a response identity"
-		}
-	}
-	p("// Validate requires %s.\nfunc (e *%s) Validate() error {\n", strings.Join(words, " and "), e.typ)
-	for _, k := range e.required {
-		cond, key := "", k
 		switch f := s.fields[k]; {
 		case k == "identity":
-			cond, key = `e.ResponseIdentity() == ""`, "response_id"
+			has[i], keys[i] = `e.ResponseIdentity() != ""`, `"response_id"`
 		case f.nilCheck:
-			cond = "e." + f.name + " == nil"
+			has[i], keys[i] = "e."+f.name+" != nil", strconv.Quote(k)
 		default:
-			cond = "e." + f.name + ` == ""`
+			has[i], keys[i] = "e."+f.name+` != ""`, strconv.Quote(k)
 		}
-		p("if %s {\nreturn required(e.Type, %q)\n}\n", cond, key)
 	}
-	p("return nil\n}\n\n")
+	p("func (e *%s) Validate() error { return need(e.Type, []bool{%s}, %s) }\n",
+		e.typ, strings.Join(has, ", "), strings.Join(keys, ", "))
 }
