@@ -88,14 +88,6 @@ func (c *SessionConfig) ServerVAD() bool {
 	return json.Unmarshal(c.TurnDetection, &td) == nil && td.Type == "server_vad"
 }
 
-// Validate requires the session object.
-func (e *SessionUpdate) Validate() error {
-	if e.Session == nil {
-		return required(e.Type, "session")
-	}
-	return nil
-}
-
 // InputAudioBufferAppend carries one chunk of PCM16 input (docs/protocol.md#audio-append).
 type InputAudioBufferAppend struct {
 	Header
@@ -153,9 +145,6 @@ type InputAudioBufferCommit struct {
 	ResponseCreate *bool `json:"response_create,omitempty"`
 }
 
-// Validate accepts any commit.
-func (e *InputAudioBufferCommit) Validate() error { return nil }
-
 // PlaybackAck reports cumulative playback progress of one response (docs/protocol.md#playback-ack).
 // Times are float64 so fractional values from lenient clients still decode;
 // reference clients send integers.
@@ -188,21 +177,10 @@ type SimpleClientEvent struct {
 	Header
 }
 
-// Validate accepts any such event.
-func (e *SimpleClientEvent) Validate() error { return nil }
-
 // SessionEventAck acknowledges a journalled server event.
 type SessionEventAck struct {
 	Header
 	ServerEventSeq *int64 `json:"server_event_seq,omitempty"`
-}
-
-// Validate requires server_event_seq.
-func (e *SessionEventAck) Validate() error {
-	if e.ServerEventSeq == nil {
-		return required(e.Type, "server_event_seq")
-	}
-	return nil
 }
 
 // SessionResume is the first message of a resumed transport.
@@ -214,135 +192,14 @@ type SessionResume struct {
 	LastReceivedServerEventSeq *int64 `json:"last_received_server_event_seq,omitempty"`
 }
 
-// Validate requires session_id and resume_token.
-func (e *SessionResume) Validate() error {
-	if e.SessionID == "" {
-		return required(e.Type, "session_id")
-	}
-	if e.ResumeToken == "" {
-		return required(e.Type, "resume_token")
-	}
-	return nil
-}
-
 // ResponseCancel cancels the active (or the named) response.
 type ResponseCancel struct {
 	Header
 	ResponseID string `json:"response_id,omitempty"`
 }
 
-// Validate accepts any cancel.
-func (e *ResponseCancel) Validate() error { return nil }
-
 // OutputAudioBufferClear asks the server to stop playback output.
 type OutputAudioBufferClear struct {
 	Header
 	ResponseID string `json:"response_id,omitempty"`
-}
-
-// Validate accepts any clear.
-func (e *OutputAudioBufferClear) Validate() error { return nil }
-
-func init() {
-	register(func() Event { return new(SessionUpdate) }, TypeSessionUpdate)
-	register(func() Event { return new(InputAudioBufferAppend) }, TypeInputAudioBufferAppend, TypeLegacyPushChunk, TypeLegacyInputAudioAppend)
-	register(func() Event { return new(InputAudioBufferCommit) }, TypeInputAudioBufferCommit)
-	register(func() Event { return new(PlaybackAck) }, TypePlaybackAck, TypeLegacyPlaybackAck)
-	register(func() Event { return new(SimpleClientEvent) }, TypeSessionClose, TypeLegacyCloseSession, TypeSessionHeartbeat,
-		TypeInputAudioBufferClear, TypeResponseCreate, TypeConversationItemCreate, TypeConversationItemDelete, TypeConversationItemTrunc)
-	register(func() Event { return new(SessionEventAck) }, TypeSessionEventAck)
-	register(func() Event { return new(SessionResume) }, TypeSessionResume)
-	register(func() Event { return new(ResponseCancel) }, TypeResponseCancel)
-	register(func() Event { return new(OutputAudioBufferClear) }, TypeOutputAudioBufferClear)
-}
-
-// JSON methods: modelled fields + preserved unknown keys.
-
-func (e *SessionUpdate) UnmarshalJSON(b []byte) error {
-	type plain SessionUpdate
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e SessionUpdate) MarshalJSON() ([]byte, error) {
-	type plain SessionUpdate
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *SessionConfig) UnmarshalJSON(b []byte) error {
-	type plain SessionConfig
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e SessionConfig) MarshalJSON() ([]byte, error) {
-	type plain SessionConfig
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *ExtraBody) UnmarshalJSON(b []byte) error {
-	type plain ExtraBody
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e ExtraBody) MarshalJSON() ([]byte, error) {
-	type plain ExtraBody
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *InputAudioBufferAppend) UnmarshalJSON(b []byte) error {
-	type plain InputAudioBufferAppend
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e InputAudioBufferAppend) MarshalJSON() ([]byte, error) {
-	type plain InputAudioBufferAppend
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *InputAudioBufferCommit) UnmarshalJSON(b []byte) error {
-	type plain InputAudioBufferCommit
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e InputAudioBufferCommit) MarshalJSON() ([]byte, error) {
-	type plain InputAudioBufferCommit
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *PlaybackAck) UnmarshalJSON(b []byte) error {
-	type plain PlaybackAck
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e PlaybackAck) MarshalJSON() ([]byte, error) {
-	type plain PlaybackAck
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *SimpleClientEvent) UnmarshalJSON(b []byte) error {
-	type plain SimpleClientEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e SimpleClientEvent) MarshalJSON() ([]byte, error) {
-	type plain SimpleClientEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *SessionEventAck) UnmarshalJSON(b []byte) error {
-	type plain SessionEventAck
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e SessionEventAck) MarshalJSON() ([]byte, error) {
-	type plain SessionEventAck
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *SessionResume) UnmarshalJSON(b []byte) error {
-	type plain SessionResume
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e SessionResume) MarshalJSON() ([]byte, error) {
-	type plain SessionResume
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *ResponseCancel) UnmarshalJSON(b []byte) error {
-	type plain ResponseCancel
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e ResponseCancel) MarshalJSON() ([]byte, error) {
-	type plain ResponseCancel
-	return encodeKeep(plain(e), e.Extra)
-}
-func (e *OutputAudioBufferClear) UnmarshalJSON(b []byte) error {
-	type plain OutputAudioBufferClear
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e OutputAudioBufferClear) MarshalJSON() ([]byte, error) {
-	type plain OutputAudioBufferClear
-	return encodeKeep(plain(e), e.Extra)
 }

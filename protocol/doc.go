@@ -28,3 +28,5 @@
 // Nothing here reads a clock. Durations computed from byte counts are audio
 // time at the declared sample rate, not wall time.
 package protocol
+
+//go:generate go run ./internal/gen/protogen

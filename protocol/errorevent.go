@@ -162,12 +162,3 @@ func (b ErrorBody) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(b.Flat)
 }
-
-func (e *ErrorDetail) UnmarshalJSON(b []byte) error {
-	type plain ErrorDetail
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-func (e ErrorDetail) MarshalJSON() ([]byte, error) {
-	type plain ErrorDetail
-	return encodeKeep(plain(e), e.Extra)
-}

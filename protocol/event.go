@@ -340,6 +340,17 @@ func knownKeys(t reflect.Type) map[string]bool {
 	return m
 }
 
+// need returns the FieldError of the first missing key: has[i] reports
+// whether keys[i] is present (the generated Validate methods).
+func need(event string, has []bool, keys ...string) error {
+	for i, ok := range has {
+		if !ok {
+			return required(event, keys[i])
+		}
+	}
+	return nil
+}
+
 func required(event, field string) error {
 	return &FieldError{Event: event, Field: field, Reason: "required"}
 }

@@ -85,12 +85,14 @@ var legacyToGA = map[string]string{
 	TypeLegacyAudioTranscriptDone:  TypeResponseOutputAudioTranscriptDone,
 }
 
-var gaToLegacy = map[string]string{
-	TypeResponseOutputAudioDelta:           TypeLegacyAudioDelta,
-	TypeResponseOutputAudioTranscriptDelta: TypeLegacyAudioTranscriptDelta,
-	TypeResponseOutputAudioDone:            TypeLegacyAudioDone,
-	TypeResponseOutputAudioTranscriptDone:  TypeLegacyAudioTranscriptDone,
-}
+// gaToLegacy is legacyToGA inverted, so the two cannot disagree.
+var gaToLegacy = func() map[string]string {
+	m := make(map[string]string, len(legacyToGA))
+	for legacy, ga := range legacyToGA {
+		m[ga] = legacy
+	}
+	return m
+}()
 
 // LegacyName returns the legacy name of a current event type, or t itself
 // when the type has no legacy twin.

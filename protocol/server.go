@@ -82,17 +82,6 @@ type ResponseCreated struct {
 	Response   *ResponseObject `json:"response,omitempty"`
 }
 
-// ResponseIdentity applies the identity rule.
-func (e *ResponseCreated) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
-
-// Validate requires a response identity.
-func (e *ResponseCreated) Validate() error {
-	if e.ResponseIdentity() == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
-}
-
 // ResponseDone closes a response (docs/protocol.md#response-lifecycle).
 type ResponseDone struct {
 	ServerHeader
@@ -100,23 +89,12 @@ type ResponseDone struct {
 	Response   *ResponseObject `json:"response,omitempty"`
 }
 
-// ResponseIdentity applies the identity rule.
-func (e *ResponseDone) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
-
 // Status returns response.status ("" when absent).
 func (e *ResponseDone) Status() string {
 	if e.Response == nil {
 		return ""
 	}
 	return e.Response.Status
-}
-
-// Validate requires a response identity.
-func (e *ResponseDone) Validate() error {
-	if e.ResponseIdentity() == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
 }
 
 // ResponseSpeak is the model's decision to speak (docs/protocol.md#response-lifecycle).
@@ -129,17 +107,6 @@ type ResponseSpeak struct {
 	Metadata     *EventMetadata `json:"metadata,omitempty"`
 }
 
-// ResponseIdentity returns response_id.
-func (e *ResponseSpeak) ResponseIdentity() string { return e.ResponseID }
-
-// Validate requires response_id.
-func (e *ResponseSpeak) Validate() error {
-	if e.ResponseID == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
-}
-
 // ResponseListen is a listen beat (no response_id) or the terminal listen
 // decision of a response (docs/protocol.md#response-lifecycle).
 type ResponseListen struct {
@@ -150,9 +117,6 @@ type ResponseListen struct {
 	Response   *ResponseObject `json:"response,omitempty"`
 }
 
-// ResponseIdentity applies the identity rule ("" for a listen beat).
-func (e *ResponseListen) ResponseIdentity() string { return identity(e.ResponseID, e.Response) }
-
 // ModelDecision reports response.metadata.model_listen == true and buffering
 // not true (a genuine model decision, docs/protocol.md#completion-rule).
 func (e *ResponseListen) ModelDecision() bool {
@@ -162,9 +126,6 @@ func (e *ResponseListen) ModelDecision() bool {
 	md := e.Response.Metadata
 	return *md.ModelListen && (md.Buffering == nil || !*md.Buffering)
 }
-
-// Validate accepts any listen.
-func (e *ResponseListen) Validate() error { return nil }
 
 // AudioDelta is one output audio packet: response.output_audio.delta, or
 // the legacy response.audio.delta (same fields; Type tells them apart).
@@ -180,9 +141,6 @@ type AudioDelta struct {
 	SampleRateHz *int           `json:"sample_rate_hz,omitempty"`
 	Metadata     *EventMetadata `json:"metadata,omitempty"`
 }
-
-// ResponseIdentity returns response_id.
-func (e *AudioDelta) ResponseIdentity() string { return e.ResponseID }
 
 // Payload returns delta, else audio (an empty delta falls through).
 func (e *AudioDelta) Payload() string {
@@ -233,17 +191,6 @@ type TextDelta struct {
 	Metadata     *EventMetadata `json:"metadata,omitempty"`
 }
 
-// ResponseIdentity returns response_id.
-func (e *TextDelta) ResponseIdentity() string { return e.ResponseID }
-
-// Validate requires response_id.
-func (e *TextDelta) Validate() error {
-	if e.ResponseID == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
-}
-
 // OutputDone ends one output stream of a response: output_audio.done,
 // output_audio_transcript.done (Transcript), output_text.done (Text), and
 // the legacy audio.done / audio_transcript.done.
@@ -257,17 +204,6 @@ type OutputDone struct {
 	Text         string `json:"text,omitempty"`
 }
 
-// ResponseIdentity returns response_id.
-func (e *OutputDone) ResponseIdentity() string { return e.ResponseID }
-
-// Validate requires response_id.
-func (e *OutputDone) Validate() error {
-	if e.ResponseID == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
-}
-
 // ContentPartEvent is response.content_part.added / .done.
 type ContentPartEvent struct {
 	ServerHeader
@@ -278,9 +214,6 @@ type ContentPartEvent struct {
 	Part         *ContentPart `json:"part,omitempty"`
 }
 
-// Validate accepts any content-part event.
-func (e *ContentPartEvent) Validate() error { return nil }
-
 // OutputItemEvent is response.output_item.added / .done.
 type OutputItemEvent struct {
 	ServerHeader
@@ -289,9 +222,6 @@ type OutputItemEvent struct {
 	Item        *OutputItem `json:"item,omitempty"`
 }
 
-// Validate accepts any output-item event.
-func (e *OutputItemEvent) Validate() error { return nil }
-
 // ConversationItemEvent is conversation.item.added / .created / .done.
 type ConversationItemEvent struct {
 	ServerHeader
@@ -299,34 +229,17 @@ type ConversationItemEvent struct {
 	Item           *OutputItem `json:"item,omitempty"`
 }
 
-// Validate accepts any conversation-item event.
-func (e *ConversationItemEvent) Validate() error { return nil }
-
 // RateLimitsUpdated follows response.done (rate_limits: [] in practice).
 type RateLimitsUpdated struct {
 	ServerHeader
 	RateLimits []json.RawMessage `json:"rate_limits,omitzero"`
 }
 
-// Validate accepts any rate-limit event.
-func (e *RateLimitsUpdated) Validate() error { return nil }
-
 // OutputAudioBufferCleared tells the player to stop a response now
 // (barge-in, docs/protocol.md#response-lifecycle).
 type OutputAudioBufferCleared struct {
 	ServerHeader
 	ResponseID string `json:"response_id,omitempty"`
-}
-
-// ResponseIdentity returns response_id.
-func (e *OutputAudioBufferCleared) ResponseIdentity() string { return e.ResponseID }
-
-// Validate requires response_id.
-func (e *OutputAudioBufferCleared) Validate() error {
-	if e.ResponseID == "" {
-		return required(e.Type, "response_id")
-	}
-	return nil
 }
 
 // InputAudioBufferCommitted answers a commit (docs/protocol.md#input-side-events). PreviousItemID is
@@ -347,9 +260,6 @@ type CommitInfo struct {
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
-// Validate accepts any committed event.
-func (e *InputAudioBufferCommitted) Validate() error { return nil }
-
 // SpeechEvent is input_audio_buffer.speech_started / .speech_stopped.
 type SpeechEvent struct {
 	ServerHeader
@@ -357,9 +267,6 @@ type SpeechEvent struct {
 	AudioEndMs   *int64 `json:"audio_end_ms,omitempty"`
 	ItemID       string `json:"item_id,omitempty"`
 }
-
-// Validate accepts any speech event.
-func (e *SpeechEvent) Validate() error { return nil }
 
 // PlaybackAcknowledged echoes a playback.ack (docs/protocol.md#playback-ack).
 type PlaybackAcknowledged struct {
@@ -377,9 +284,6 @@ type PlaybackAckInfo struct {
 
 	Extra map[string]json.RawMessage `json:"-"`
 }
-
-// Validate accepts any acknowledgement.
-func (e *PlaybackAcknowledged) Validate() error { return nil }
 
 // SessionClosed ends the session (docs/protocol.md#session-end-events).
 type SessionClosed struct {
@@ -412,9 +316,6 @@ func (e *SessionClosed) CloseReason() string {
 // Reason a server gives after the client's session.close.
 const ReasonClientClose = "client_close"
 
-// Validate accepts any session.closed.
-func (e *SessionClosed) Validate() error { return nil }
-
 // SessionStatus is session.expired, session.heartbeat_ack, session.replaced,
 // session.resync_required and session.resumed: {session_id, reason?}.
 type SessionStatus struct {
@@ -422,9 +323,6 @@ type SessionStatus struct {
 	SessionID string `json:"session_id,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 }
-
-// Validate accepts any status event.
-func (e *SessionStatus) Validate() error { return nil }
 
 // TurnEvent is the new server's turn.event (informational).
 type TurnEvent struct {
@@ -434,9 +332,6 @@ type TurnEvent struct {
 	TurnState string `json:"turn_state,omitempty"`
 	Epoch     *int   `json:"epoch,omitempty"`
 }
-
-// Validate accepts any turn event.
-func (e *TurnEvent) Validate() error { return nil }
 
 // OverlapDecision is the new server's overlap.decision (informational).
 type OverlapDecision struct {
@@ -448,40 +343,3 @@ type OverlapDecision struct {
 	Reason    string          `json:"reason,omitempty"`
 	Metadata  json.RawMessage `json:"metadata,omitempty"`
 }
-
-// Validate accepts any overlap decision.
-func (e *OverlapDecision) Validate() error { return nil }
-
-func init() {
-	register(func() Event { return new(SessionCreated) }, TypeSessionCreated)
-	register(func() Event { return new(SessionUpdated) }, TypeSessionUpdated)
-	register(func() Event { return new(ResponseCreated) }, TypeResponseCreated)
-	register(func() Event { return new(ResponseDone) }, TypeResponseDone)
-	register(func() Event { return new(ResponseSpeak) }, TypeResponseSpeak)
-	register(func() Event { return new(ResponseListen) }, TypeResponseListen)
-	register(func() Event { return new(AudioDelta) }, TypeResponseOutputAudioDelta, TypeLegacyAudioDelta)
-	register(func() Event { return new(TextDelta) }, TypeResponseOutputAudioTranscriptDelta, TypeResponseOutputTextDelta,
-		TypeResponseTextDelta, TypeLegacyAudioTranscriptDelta)
-	register(func() Event { return new(OutputDone) }, TypeResponseOutputAudioDone, TypeResponseOutputAudioTranscriptDone,
-		TypeResponseOutputTextDone, TypeLegacyAudioDone, TypeLegacyAudioTranscriptDone)
-	register(func() Event { return new(ContentPartEvent) }, TypeResponseContentPartAdded, TypeResponseContentPartDone)
-	register(func() Event { return new(OutputItemEvent) }, TypeResponseOutputItemAdded, TypeResponseOutputItemDone)
-	register(func() Event { return new(ConversationItemEvent) }, TypeConversationItemAdded, TypeConversationItemCreated, TypeConversationItemDone)
-	register(func() Event { return new(RateLimitsUpdated) }, TypeRateLimitsUpdated)
-	register(func() Event { return new(OutputAudioBufferCleared) }, TypeOutputAudioBufferCleared)
-	register(func() Event { return new(InputAudioBufferCommitted) }, TypeInputAudioBufferCommitted)
-	register(func() Event { return new(SpeechEvent) }, TypeInputAudioBufferSpeechStarted, TypeInputAudioBufferSpeechStopped)
-	register(func() Event { return new(PlaybackAcknowledged) }, TypePlaybackAcknowledged)
-	register(func() Event { return new(SessionClosed) }, TypeSessionClosed)
-	register(func() Event { return new(SessionStatus) }, TypeSessionExpired, TypeSessionHeartbeatAck, TypeSessionReplaced,
-		TypeSessionResyncRequired, TypeSessionResumed, TypeInputAudioBufferCleared)
-	register(func() Event { return new(ErrorEvent) }, TypeError)
-	register(func() Event { return new(TurnEvent) }, TypeTurnEvent)
-	register(func() Event { return new(OverlapDecision) }, TypeOverlapDecision)
-}
-
-// Validate accepts any session.created (the minimal {"type":"session.created"} is valid).
-func (e *SessionCreated) Validate() error { return nil }
-
-// Validate accepts any session.updated.
-func (e *SessionUpdated) Validate() error { return nil }
