@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,7 +61,7 @@ func fromMetrics(run Run, dm metrics.Report, html bool) (*Report, error) {
 // needed). What the typed reader does not mirror exactly (entries carried
 // over from an earlier file with other types) is decoded from its JSON, as
 // before; a decode error is New's error for the same JSON.
-func entry[P json.Unmarshaler](o metrics.Object, html bool, list string, dst P) (metrics.Object, []byte, error) {
+func entry(o metrics.Object, html bool, list string, dst json.Unmarshaler) (metrics.Object, []byte, error) {
 	v, _ := metrics.Finite(o) // issue 16: what the writer nulls is null
 	c := v.(metrics.Object)
 	valid, escape := scanText(c)
@@ -92,12 +94,13 @@ func entry[P json.Unmarshaler](o metrics.Object, html bool, list string, dst P) 
 // decoder on the same list, so the message names the same field.
 func decodeError(list string, raw []byte) error {
 	b := append([]byte(`{"`+list+`":[`), raw...)
-	_, err := ParseMetrics(append(b, "]}"...))
-	if err == nil { // unreachable: the entry alone failed
-		err = fmt.Errorf("parse duplex metrics: %s entry unreadable", list)
+	if _, err := ParseMetrics(append(b, "]}"...)); err != nil {
+		return err
 	}
-	return err
+	return errEntry // unreachable: the entry alone failed
 }
+
+var errEntry = errors.New("parse duplex metrics: an entry is unreadable")
 
 // htmlEscape is c's JSON as json.Marshal writes it.
 func htmlEscape(c metrics.Object) []byte {
@@ -112,27 +115,21 @@ func htmlEscape(c metrics.Object) []byte {
 // U+FFFD) and whether one holds a character json.Marshal escapes for HTML.
 func scanText(v any) (valid, html bool) {
 	valid = true
-	var walk func(any)
-	str := func(s string) {
-		valid = valid && utf8.ValidString(s)
-		html = html || strings.ContainsAny(s, "<>&\u2028\u2029")
-	}
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			str(v)
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case metrics.Object:
-			for _, m := range v {
-				str(m.Key)
-				walk(m.Value)
-			}
+	switch v := v.(type) {
+	case string:
+		return utf8.ValidString(v), strings.ContainsAny(v, "<>&\u2028\u2029")
+	case []any:
+		for _, e := range v {
+			ok, h := scanText(e)
+			valid, html = valid && ok, html || h
+		}
+	case metrics.Object:
+		for _, m := range v {
+			okKey, hKey := scanText(m.Key)
+			ok, h := scanText(m.Value)
+			valid, html = valid && okKey && ok, html || hKey || h
 		}
 	}
-	walk(v)
 	return valid, html
 }
 
@@ -158,27 +155,25 @@ func runKeysOf(mr metrics.Report) RunKeys {
 }
 
 func finitePtr(f float64) *float64 {
-	if v, ok := finiteOf(f); ok {
-		return &v
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
 	}
-	return nil
+	return &f
 }
 
-func finiteOf(f float64) (float64, bool) {
-	v, _ := metrics.Finite(f)
-	x, ok := v.(float64)
-	return x, ok
+// finiteOr0 is f, or 0 for NaN and ±Inf (metrics.Finite's null, decoded).
+func finiteOr0(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
 
 func finiteSummary(s *Summary) *Summary {
 	if s == nil {
 		return nil
 	}
-	c := *s
-	c.Mean, _ = finiteOf(c.Mean)
-	c.P50, _ = finiteOf(c.P50)
-	c.P99, _ = finiteOf(c.P99)
-	return &c
+	return &Summary{Count: s.Count, Mean: finiteOr0(s.Mean), P50: finiteOr0(s.P50), P99: finiteOr0(s.P99)}
 }
 
 // typedReader sets Go fields from metrics values the way encoding/json
@@ -190,16 +185,16 @@ var numberType = reflect.TypeFor[json.Number]()
 
 // fill sets the zero struct v from o (a metrics object repeats no key).
 func (t *typedReader) fill(v reflect.Value, o metrics.Object) {
-	fields := fieldsOf(v.Type())
+	names := jsonNames(v.Type())
 	for _, m := range o {
-		if i, ok := fields.index[m.Key]; ok {
+		if i := slices.Index(names, m.Key); i >= 0 && m.Key != "" {
 			t.set(v.Field(i), m.Value)
 			continue
 		}
 		// encoding/json ignores a key that is no field's name but fills a
 		// field whose name it matches case-insensitively.
-		for _, name := range fields.names {
-			if strings.EqualFold(m.Key, name) {
+		for _, name := range names {
+			if name != "" && strings.EqualFold(m.Key, name) {
 				t.ok = false
 			}
 		}
@@ -290,26 +285,19 @@ func intOf(v any) (int64, bool) {
 	return 0, false
 }
 
-// structFields are a struct's JSON names and their field indexes.
-type structFields struct {
-	index map[string]int
-	names []string
-}
+var namesCache sync.Map // reflect.Type → []string
 
-var fieldCache sync.Map // reflect.Type → *structFields
-
-func fieldsOf(t reflect.Type) *structFields {
-	if f, ok := fieldCache.Load(t); ok {
-		return f.(*structFields)
+// jsonNames are the JSON names of t's fields by index ("" for none).
+func jsonNames(t reflect.Type) []string {
+	if names, ok := namesCache.Load(t); ok {
+		return names.([]string)
 	}
-	f := &structFields{index: map[string]int{}}
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if name, _, _ := strings.Cut(sf.Tag.Get("json"), ","); sf.IsExported() && name != "" && name != "-" {
-			f.index[name] = i
-			f.names = append(f.names, name)
+	names := make([]string, t.NumField())
+	for i := range names {
+		if f := t.Field(i); f.IsExported() {
+			names[i], _, _ = strings.Cut(f.Tag.Get("json"), ",")
 		}
 	}
-	fieldCache.Store(t, f)
-	return f
+	namesCache.Store(t, names)
+	return names
 }

@@ -74,6 +74,15 @@ type metricsCase struct {
 	own bool
 }
 
+func decodeTrace(t testing.TB, path string) (trace.Document, error) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trace.Decode(data)
+}
+
 // vectorCases scores every session and run vector (the golden ones and
 // the edge ones, must_refuse included: their bad values are nulled).
 func vectorCases(t testing.TB) []metricsCase {
@@ -88,12 +97,8 @@ func vectorCases(t testing.TB) []metricsCase {
 	}
 	var out []metricsCase
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		name := strings.TrimSuffix(filepath.Base(f), ".trace.json")
-		doc, err := trace.Decode(data)
+		doc, err := decodeTrace(t, f)
 		if err != nil {
 			continue // must_refuse_kind_null: not a trace to score
 		}
@@ -124,11 +129,7 @@ func vectorCases(t testing.TB) []metricsCase {
 // case-insensitively, characters json.Marshal escapes) or that New refused.
 func carriedCases(t testing.TB) []metricsCase {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "metrics", "testdata", "vectors", "server_metrics_present.trace.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := trace.Decode(data)
+	doc, err := decodeTrace(t, filepath.Join("..", "metrics", "testdata", "vectors", "server_metrics_present.trace.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

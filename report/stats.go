@@ -24,21 +24,17 @@ func ComputeRunKeys(rows []Row, sessions []SessionEntry) RunKeys {
 // run-level keys from them: the objects FromMetrics kept, else each
 // entry's JSON read as metrics.ParseReport reads a file.
 func metricsReport(rows []Row, sessions []SessionEntry) (*metrics.Report, error) {
-	req := make([]metrics.Object, len(rows))
-	for i, r := range rows {
-		o, err := metricsObject(r.obj, r, "duplex_request_metrics")
-		if err != nil {
+	req, ses := make([]metrics.Object, len(rows)), make([]metrics.Object, len(sessions))
+	var err error
+	for i := range rows {
+		if req[i], err = metricsObject(rows[i].obj, rows[i], "duplex_request_metrics"); err != nil {
 			return nil, err
 		}
-		req[i] = o
 	}
-	ses := make([]metrics.Object, len(sessions))
-	for i, s := range sessions {
-		o, err := metricsObject(s.obj, s, "duplex_session_metrics")
-		if err != nil {
+	for i := range sessions {
+		if ses[i], err = metricsObject(sessions[i].obj, sessions[i], "duplex_session_metrics"); err != nil {
 			return nil, err
 		}
-		ses[i] = o
 	}
 	mr := metrics.NewReport(req, ses)
 	return &mr, nil
