@@ -362,8 +362,17 @@ func BenchmarkReportBuild(b *testing.B) {
 			return out
 		}},
 	}
-	for _, tc := range vectorCases(b) {
-		if tc.name != "multi_turn_client_fallback" && tc.name != "run_three_sessions" {
+	doc, err := decodeTrace(b, filepath.Join("..", "metrics", "testdata", "vectors", "multi_turn_client_fallback.trace.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	many := make([]metrics.SessionResult, 100) // a dataset run's 100 sessions
+	for i := range many {
+		many[i] = metrics.ScoreSession(*doc.Session)
+	}
+	cases := append(vectorCases(b), metricsCase{name: "100_sessions", dm: metrics.BuildReport(many)})
+	for _, tc := range cases {
+		if tc.name != "multi_turn_client_fallback" && tc.name != "run_three_sessions" && tc.name != "100_sessions" {
 			continue
 		}
 		if !bytes.Equal(paths[0].build(tc.dm), paths[1].build(tc.dm)) {
