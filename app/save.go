@@ -118,10 +118,6 @@ type attachmentBlob struct {
 // attachments (wire log, input and output audio).
 func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob, error) {
 	dm := metrics.BuildReport([]metrics.SessionResult{in.Final})
-	runJSON, err := json.Marshal(dm) // non-finite server values become null (issue 16)
-	if err != nil {
-		return nil, nil, fmt.Errorf("metrics: %w", err)
-	}
 	src := report.Source{Kind: report.SourceMic}
 	if name := in.Settings.DatasetName(); name != "" {
 		src = report.Source{Kind: report.SourceDataset, Dataset: name}
@@ -134,7 +130,9 @@ func buildReport(in saveInput, version string) (*report.Report, []attachmentBlob
 		Machine: report.Machine{UserAgent: in.UserAgent, OS: "browser", Arch: "wasm"}, Source: src,
 		EndedAt: time.Now().UTC().Format(time.RFC3339),
 	}
-	rep, err := report.New(run, runJSON)
+	// Non-finite server values become null (issue 16); the rows are escaped
+	// as json.Marshal, which the page used before, wrote them.
+	rep, err := report.FromMetricsHTML(run, dm)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"sort"
 
 	"github.com/duplexscope/duplexscope/metrics"
@@ -57,27 +56,19 @@ func sortedResp(m map[string]respView) []respView {
 }
 
 // liveReport is the report the page would save now: the same metrics
-// rows (metrics.BuildReport, through JSON as the upload goes), the same
+// rows (metrics.BuildReport through report.FromMetrics, as buildReport), the same
 // extras and the same completeness, so report.Judge gives the dashboard
 // exactly the verdict the share page will show. nil on a build error.
 func liveReport(res metrics.SessionResult, resp []respView, user []turntaking.Interval, errText, sid string) *report.Report {
-	b, err := json.Marshal(metrics.BuildReport([]metrics.SessionResult{res})) // as buildReport uploads them
+	built, err := report.FromMetrics(report.Run{Client: report.ClientBrowser}, metrics.BuildReport([]metrics.SessionResult{res}))
 	if err != nil {
 		return nil
 	}
-	// The rows as report.New decodes them, without the run keys it also
-	// recomputes (Judge does not read them; the page's thread is busy).
-	var m struct {
-		Requests []report.Row `json:"duplex_request_metrics"`
-	}
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	rep := &report.Report{Schema: report.Schema, Complete: true, Run: report.Run{Client: report.ClientBrowser}, Metrics: report.Metrics{Requests: m.Requests}}
+	rep := &report.Report{Schema: report.Schema, Complete: true, Run: built.Run, Metrics: report.Metrics{Requests: built.Metrics.Requests}}
 	rep.Responses = responseExtras(resp, user, sid)
 	rep.Sessions = []report.SessionExtra{{SessionID: sid, Complete: errText == "", Error: errText}}
 	// No report.Finish: what it adds (run keys, warnings, the summary of
-	// speech_end_to_heard_ms) is not what Judge reads, and it would decode
-	// every row a second time on the page's only thread.
+	// speech_end_to_heard_ms) is not what Judge reads, and the page's only
+	// thread is busy.
 	return rep
 }

@@ -221,11 +221,7 @@ func NewLoadCurve(run Run, results []metrics.SessionResult, lc *LoadCurve) (*Rep
 		run.Concurrency = max(run.Concurrency, l.Sessions+1)
 	}
 	dm := metrics.BuildReport(results)
-	mb, err := dm.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("load curve: metrics: %w", err)
-	}
-	rep, err := New(run, mb)
+	rep, err := FromMetrics(run, dm)
 	if err != nil {
 		return nil, fmt.Errorf("load curve: %w", err)
 	}

@@ -8,6 +8,12 @@
 // keys), duplexscope's own extras (heard latency, pacing, playback
 // underruns), validity warnings, attachment references and a complete flag.
 //
+// FromMetrics builds a report from the metrics package's typed run report
+// (the page, headless runs, load curves) without writing and re-reading
+// JSON; New, ParseMetrics, Import and Decode read what really is JSON
+// (a duplex_metrics.json, an upload, a stored report). Both give the same
+// rows, byte for byte.
+//
 // Decode validates everything that crosses a trust boundary: size, nesting,
 // array lengths, string lengths, UTF-8, non-finite numbers, enums and
 // required fields, and reports each problem as a field path plus a reason.

@@ -173,7 +173,8 @@ const (
 // Row is one duplex_request_metrics row. Decoding keeps the exact JSON it
 // came from (key order, null vs absent, number spelling, unknown keys), and
 // encoding writes that JSON back, so rows round-trip unchanged; the typed
-// fields are a read-only view. Build rows with DecodeRow or by decoding JSON.
+// fields are a read-only view. Build rows with FromMetrics (which keeps the
+// metrics object and writes its JSON when asked) or by decoding JSON.
 type Row struct {
 	SampleID          *string  `json:"sample_id,omitempty"`
 	Split             *string  `json:"split,omitempty"`
@@ -195,6 +196,7 @@ type Row struct {
 	Stage0            *Stage0  `json:"stage0_tokens,omitempty"`
 
 	raw json.RawMessage
+	obj metrics.Object // FromMetrics: the object raw is (or would be) written from
 }
 
 // Stage0 is a row's stage0_tokens object.
@@ -219,16 +221,32 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the JSON the row was decoded from.
+// MarshalJSON writes the JSON the row was decoded (or built) from.
 func (r Row) MarshalJSON() ([]byte, error) {
-	if r.raw != nil {
-		return r.raw, nil
+	if b, ok := kept(r.raw, r.obj); ok {
+		return b, nil
 	}
 	return json.Marshal(rowAlias(r))
 }
 
-// Raw returns the row's JSON as decoded (nil for a zero Row).
-func (r Row) Raw() json.RawMessage { return r.raw }
+// Raw returns the row's JSON as decoded or built (nil for a zero Row).
+func (r Row) Raw() json.RawMessage {
+	b, _ := kept(r.raw, r.obj)
+	return b
+}
+
+// kept is an entry's own JSON: as decoded, else written from its metrics
+// object (nil, false for neither).
+func kept(raw json.RawMessage, obj metrics.Object) (json.RawMessage, bool) {
+	if raw != nil {
+		return raw, true
+	}
+	if obj != nil {
+		b, err := obj.MarshalJSON() // never fails: FromMetrics keeps only finite values
+		return b, err == nil
+	}
+	return nil, false
+}
 
 // Key returns the (split, sample_id) merge key of docs/metrics.md#merge-on-resume and
 // whether the row has one.
@@ -269,6 +287,7 @@ type SessionEntry struct {
 	} `json:"stream_measurement_origin,omitempty"`
 
 	raw json.RawMessage
+	obj metrics.Object // as in Row
 }
 
 type sessionAlias SessionEntry
@@ -284,10 +303,10 @@ func (s *SessionEntry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the JSON the entry was decoded from.
+// MarshalJSON writes the JSON the entry was decoded (or built) from.
 func (s SessionEntry) MarshalJSON() ([]byte, error) {
-	if s.raw != nil {
-		return s.raw, nil
+	if b, ok := kept(s.raw, s.obj); ok {
+		return b, nil
 	}
 	return json.Marshal(sessionAlias(s))
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 
 	"github.com/duplexscope/duplexscope/metrics"
@@ -16,32 +17,47 @@ func ComputeRunKeys(rows []Row, sessions []SessionEntry) RunKeys {
 	if err != nil {
 		return RunKeys{}
 	}
-	b, err := mr.MarshalJSON()
-	if err != nil {
-		return RunKeys{}
-	}
-	var k RunKeys
-	_ = json.Unmarshal(b, &k)
-	return k
+	return runKeysOf(*mr)
 }
 
-// metricsReport hands the lists to metrics.ParseReport, which recomputes
-// the run-level keys from them.
+// metricsReport hands the lists to metrics.NewReport, which recomputes the
+// run-level keys from them: the objects FromMetrics kept, else each
+// entry's JSON read as metrics.ParseReport reads a file.
 func metricsReport(rows []Row, sessions []SessionEntry) (*metrics.Report, error) {
-	if rows == nil {
-		rows = []Row{}
+	req, ses := make([]metrics.Object, len(rows)), make([]metrics.Object, len(sessions))
+	var err error
+	for i := range rows {
+		if req[i], err = metricsObject(rows[i].obj, rows[i], "duplex_request_metrics"); err != nil {
+			return nil, err
+		}
 	}
-	if sessions == nil {
-		sessions = []SessionEntry{}
+	for i := range sessions {
+		if ses[i], err = metricsObject(sessions[i].obj, sessions[i], "duplex_session_metrics"); err != nil {
+			return nil, err
+		}
 	}
-	b, err := json.Marshal(struct {
-		Requests []Row          `json:"duplex_request_metrics"`
-		Sessions []SessionEntry `json:"duplex_session_metrics"`
-	}{rows, sessions})
+	mr := metrics.NewReport(req, ses)
+	return &mr, nil
+}
+
+// metricsObject is an entry as the metrics package reads it.
+func metricsObject(kept metrics.Object, entry json.Marshaler, list string) (metrics.Object, error) {
+	if kept != nil {
+		return kept, nil
+	}
+	b, err := json.Marshal(entry)
 	if err != nil {
 		return nil, err
 	}
-	return metrics.ParseReport(b)
+	v, err := metrics.ParseValue(b)
+	if err != nil {
+		return nil, fmt.Errorf("duplex_metrics.json: %w", err)
+	}
+	o, ok := v.(metrics.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s entries must be JSON objects", list)
+	}
+	return o, nil
 }
 
 // Values returns the finite values of one row metric ("ttft_ms", "ttfp_ms",

@@ -70,13 +70,9 @@ func runInfo(o *runOptions, started, ended time.Time) report.Run {
 // buildRunReport assembles report.json from the merged metrics and every
 // wire log in OUT/traces that belongs to this run's samples.
 func buildRunReport(o *runOptions, dm metrics.Report, samples []dataset.Sample, failed []runFailure, started, ended time.Time) (*report.Report, error) {
-	mb, err := dm.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("run: metrics: %w", err)
-	}
 	run := runInfo(o, started, ended)
 	run.Concurrency = o.Concurrency
-	rep, err := report.New(run, mb)
+	rep, err := report.FromMetrics(run, dm)
 	if err != nil {
 		return nil, fmt.Errorf("run: report: %w", err)
 	}
