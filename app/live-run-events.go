@@ -62,8 +62,8 @@ func (r *liveRun) onEvent(ev trace.Event, rx *session.Received) {
 	}
 	r.ttMu.Unlock()
 	r.mu.Lock()
-	u := r.tr.Add(ev, rx)
-	r.wire.Merge(r.tr.Delta(false)) // O(change); the metrics come when a snapshot is drawn
+	u := r.tracker.Add(ev, rx)
+	r.wire.Merge(r.tracker.Delta(false)) // O(change); the metrics come when a snapshot is drawn
 	if !u.OK {
 		r.mu.Unlock()
 		return

@@ -34,14 +34,14 @@ func (r *liveRun) finish() {
 		r.cam.stop() // input ended: no more pictures
 	}
 	r.setPhase(phaseFinishing, "Input ended — waiting for the last responses…")
-	res, tr, sessErr := r.closeSession()
+	res, wireLog, sessErr := r.closeSession()
 	r.drainPlayback()
-	if tr == nil {
+	if wireLog == nil {
 		r.fail(cmp.Or(sessErr, errors.New("the session worker returned no wire log")))
 		return
 	}
-	final := metrics.ScoreSession(*tr)
-	tt := traceTurnTaking(tr, r.labels, r.probeOnsets(), "")
+	final := metrics.ScoreSession(*wireLog)
+	tt := traceTurnTaking(wireLog, r.labels, r.probeOnsets(), "")
 	r.ttMu.Lock()
 	user := r.ttRec.UserSpeech(nil) // every event is in by now: the whole input
 	r.ttMu.Unlock()
@@ -55,7 +55,7 @@ func (r *liveRun) finish() {
 	}
 	r.mu.Unlock()
 	r.setPhase(phaseSaving, "Saving the report…")
-	info, kept, err := saveRun(r.ctx, r.buildSaveInput(tr))
+	info, kept, err := saveRun(r.ctx, r.buildSaveInput(wireLog))
 	r.mu.Lock()
 	r.share = info
 	r.mu.Unlock()
@@ -78,9 +78,9 @@ func (r *liveRun) finish() {
 // worker lost it, with the reason).
 func (r *liveRun) closeSession() (*session.Result, *trace.Session, error) {
 	if ws := r.worker; ws != nil {
-		res, tr, err := ws.Finish(r.ctx)
+		res, wireLog, err := ws.Finish(r.ctx)
 		ws.release()
-		return res, tr, err
+		return res, wireLog, err
 	}
 	return r.sess.Finish(r.ctx)
 }

@@ -36,7 +36,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		in.Result, in.Final = *r.final, true
 	} else {
 		if r.worker == nil { // the session runs on this thread: bring its metrics up to date
-			r.wire.Merge(r.tr.Delta(true))
+			r.wire.Merge(r.tracker.Delta(true))
 		}
 		in.Result = r.wire.Result()
 		c := in.Result.Counts

@@ -63,9 +63,9 @@ type liveRun struct {
 	sess      *session.Session // the session on the main thread (session_thread=main), else nil
 	worker    *workerSession   // the session in the session worker, else nil
 	playAcks  session.PlaybackAcks
-	tr        *tracker.Tracker // follows the wire log of a session on this thread (session_thread=main)
+	tracker   *tracker.Tracker // follows the wire log of a session on this thread (session_thread=main)
 	// wire is what the views read: the tracker's Deltas, from the
-	// session worker's snapshots or from tr — one drawing path.
+	// session worker's snapshots or from wireLog — one drawing path.
 	wire     *tracker.View
 	frames   chan inputFrame
 	acks     chan ackReq
@@ -126,7 +126,7 @@ func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 	return &liveRun{
 		settings: s, ctx: ctx, cancel: cancel, publish: publish,
 		frames: make(chan inputFrame, 512), stopped: make(chan struct{}), acks: make(chan ackReq, 256),
-		phase: phaseIdle, tr: tracker.New(), wire: tracker.NewView(), play: map[string]*playState{}, audio: map[string][]timedPCM{}, probeClips: map[string]probeClipData{},
+		phase: phaseIdle, tracker: tracker.New(), wire: tracker.NewView(), play: map[string]*playState{}, audio: map[string][]timedPCM{}, probeClips: map[string]probeClipData{},
 		probeSchedule: append([]probe.At(nil), s.Probes...),
 	}
 }

@@ -142,11 +142,11 @@ func TestProbeVerdict(t *testing.T) {
 // with the probe's id and kind.
 func TestProbeStoppedAttribution(t *testing.T) {
 	t.Parallel()
-	tr := tracker.New()
-	tr.Add(trace.Event{TMs: 1000, Dir: trace.DirLocal, Event: []byte(`{"type":"duplexscope.stream_start"}`)}, nil) // stream start
+	follow := tracker.New()
+	follow.Add(trace.Event{TMs: 1000, Dir: trace.DirLocal, Event: []byte(`{"type":"duplexscope.stream_start"}`)}, nil) // stream start
 	v := tracker.NewView()
-	v.Merge(tr.Delta(false))
-	r := &liveRun{tr: tr, wire: v, probes: []*sentProbe{
+	v.Merge(follow.Delta(false))
+	r := &liveRun{tracker: follow, wire: v, probes: []*sentProbe{
 		{ID: "probe_1", Kind: "backchannel", OnsetMs: 2000, ResponseID: "resp_1"},
 		{ID: "probe_2", Kind: "interruption", OnsetMs: 4000, ResponseID: "resp_1"},
 		{ID: "probe_3", Kind: "noise", OnsetMs: 4000, ResponseID: "resp_2"},

@@ -75,10 +75,10 @@ type saveInput struct {
 }
 
 // buildSaveInput collects the finished run (r.mu not held).
-func (r *liveRun) buildSaveInput(tr *trace.Session) saveInput {
+func (r *liveRun) buildSaveInput(wireLog *trace.Session) saveInput {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	in := saveInput{Settings: r.settings, Trace: tr, InputPCM: r.inputPCM, Complete: r.err == nil,
+	in := saveInput{Settings: r.settings, Trace: wireLog, InputPCM: r.inputPCM, Complete: r.err == nil,
 		UserAgent: app.Window().Get("navigator").Get("userAgent").String(), StartedAt: time.Now()}
 	if r.final != nil {
 		in.Final = *r.final

@@ -266,9 +266,9 @@ func (ws *workerSession) onMessage(d app.Value) {
 		var c workerClosed
 		_ = json.Unmarshal([]byte(d.Get("result").String()), &c.Result)
 		if t := d.Get("trace").String(); t != "" {
-			var tr trace.Session
-			if err := json.Unmarshal([]byte(t), &tr); err == nil {
-				c.Trace = &tr
+			var wireLog trace.Session
+			if err := json.Unmarshal([]byte(t), &wireLog); err == nil {
+				c.Trace = &wireLog
 			} else {
 				c.Err = fmt.Errorf("the session worker's wire log did not decode: %w", err)
 			}

@@ -12,35 +12,35 @@ type shareBox struct {
 }
 
 func (b *shareBox) Render() app.UI {
-	sh := b.Share
-	if sh.URL == "" && !sh.Pending {
+	share := b.Share
+	if share.URL == "" && !share.Pending {
 		return app.Div().ID("share").Attr("hidden", true)
 	}
-	return app.Section().Class("ds-panel ds-share").ID("share").Attr("data-report-id", sh.ID).Body(
-		app.If(sh.URL != "", func() app.UI {
-			return app.P().Body(app.Text("Report saved — share this link: "), app.A().ID("share-link").Href(sh.URL).Target("_blank").Text(sh.URL))
-		}).ElseIf(sh.SignIn, func() app.UI {
+	return app.Section().Class("ds-panel ds-share").ID("share").Attr("data-report-id", share.ID).Body(
+		app.If(share.URL != "", func() app.UI {
+			return app.P().Body(app.Text("Report saved — share this link: "), app.A().ID("share-link").Href(share.URL).Target("_blank").Text(share.URL))
+		}).ElseIf(share.SignIn, func() app.UI {
 			return app.P().Class("ds-error").ID("share-signin").Body(
 				app.Text("This archive needs sign-in to save: "), app.A().ID("signin-link").Href("/signin?next=/").Text("sign in at /signin"),
 				app.Text(" (your run is kept in this browser and saved after you sign in) / "),
-				app.A().Href(sh.JSONURL).Attr("download", "report.json").Text("Download report JSON"))
+				app.A().Href(share.JSONURL).Attr("download", "report.json").Text("Download report JSON"))
 		}).Else(func() app.UI {
-			return app.P().Class("ds-error").ID("share-pending").Text("Not uploaded yet (" + sh.Error + "): the run is kept in this browser until the archive takes it.")
+			return app.P().Class("ds-error").ID("share-pending").Text("Not uploaded yet (" + share.Error + "): the run is kept in this browser until the archive takes it.")
 		}),
-		app.If(sh.Progress != "", func() app.UI {
+		app.If(share.Progress != "", func() app.UI {
 			// Announced politely: each retry and the delivery.
-			return app.P().ID("upload-progress").Class("ds-hint").Attr("role", "status").Attr("aria-live", "polite").Text(sh.Progress)
+			return app.P().ID("upload-progress").Class("ds-hint").Attr("role", "status").Attr("aria-live", "polite").Text(share.Progress)
 		}),
 		app.P().Class("ds-hint").Body(
 			app.Text("Download: "),
-			app.A().ID("dl-json").Href(sh.JSONURL).Attr("download", "report.json").Text("report JSON"), app.Text(" · "),
-			app.A().ID("dl-vllm").Href(sh.VLLMURL).Attr("download", "duplex_metrics.json").Text("vLLM duplex_metrics.json"), app.Text(" · "),
-			app.A().ID("dl-csv").Href(sh.CSVURL).Attr("download", "responses.csv").Text("CSV"),
-			app.If(sh.WireLog != "", func() app.UI {
-				return app.Span().Body(app.Text(" · "), app.A().ID("dl-wire").Href(sh.WireLog).Text("wire log"))
+			app.A().ID("dl-json").Href(share.JSONURL).Attr("download", "report.json").Text("report JSON"), app.Text(" · "),
+			app.A().ID("dl-vllm").Href(share.VLLMURL).Attr("download", "duplex_metrics.json").Text("vLLM duplex_metrics.json"), app.Text(" · "),
+			app.A().ID("dl-csv").Href(share.CSVURL).Attr("download", "responses.csv").Text("CSV"),
+			app.If(share.WireLog != "", func() app.UI {
+				return app.Span().Body(app.Text(" · "), app.A().ID("dl-wire").Href(share.WireLog).Text("wire log"))
 			}),
 		),
-		app.If(sh.URL != "" && sh.Error != "", func() app.UI { return app.P().Class("ds-hint").Text(sh.Error) }),
-		app.If(sh.URL != "", func() app.UI { return &runLabels{ReportID: sh.ID, Capability: sh.Capability} }),
+		app.If(share.URL != "" && share.Error != "", func() app.UI { return app.P().Class("ds-hint").Text(share.Error) }),
+		app.If(share.URL != "", func() app.UI { return &runLabels{ReportID: share.ID, Capability: share.Capability} }),
 	)
 }

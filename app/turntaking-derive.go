@@ -53,11 +53,11 @@ func probeCases(onsets []float64) []turntaking.Case {
 // traceTurnTaking scores a finished run from its wire log (what the saved
 // report holds; the events `duplexscope run` would score). Cost: one
 // decode of the whole trace and a VAD pass, once at the end.
-func traceTurnTaking(tr *trace.Session, labels *streamLabels, probeOnsets []float64, sid string) *report.TurnTaking {
-	if tr == nil || len(tr.Events) == 0 {
+func traceTurnTaking(wireLog *trace.Session, labels *streamLabels, probeOnsets []float64, sid string) *report.TurnTaking {
+	if wireLog == nil || len(wireLog.Events) == 0 {
 		return nil
 	}
-	return pageTurnTaking(turntaking.RecordTrace(*tr), labels, probeOnsets, sid, false)
+	return pageTurnTaking(turntaking.RecordTrace(*wireLog), labels, probeOnsets, sid, false)
 }
 
 // pageTurnTaking scores a page run from both channels of its events. With

@@ -413,8 +413,8 @@ func (s *Server) loadRun(ctx context.Context, run string) (*RunResponse, error) 
 		return nil, err
 	}
 	count := 1
-	if sh := shards[0].Run.Shard; sh != nil {
-		count = sh.Count
+	if shard := shards[0].Run.Shard; shard != nil {
+		count = shard.Count
 	}
 	merged.ID = ""
 	merged.CreatedAt = recs[0].CreatedAt.UTC().Format(time.RFC3339Nano)

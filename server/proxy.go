@@ -198,9 +198,9 @@ func (p *proxyPlan) control(network, address string, _ syscall.RawConn) error {
 // no redirects followed, no HTTP_PROXY from the environment.
 func (p *proxyPlan) dial(ctx context.Context) (*websocket.Conn, *http.Response, error) {
 	d := &net.Dialer{Timeout: 10 * time.Second, Control: p.control}
-	tr := &http.Transport{DialContext: d.DialContext, TLSHandshakeTimeout: 10 * time.Second}
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	transport := &http.Transport{DialContext: d.DialContext, TLSHandshakeTimeout: 10 * time.Second}
+	defer transport.CloseIdleConnections()
+	hc := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return websocket.Dial(ctx, p.u.String(), &websocket.DialOptions{HTTPClient: hc, CompressionMode: websocket.CompressionDisabled})
 }
 

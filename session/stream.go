@@ -362,9 +362,9 @@ func (s *Session) Close(ctx context.Context) (*Result, error) {
 	<-s.readDone
 	<-s.procDone
 	s.mu.Lock()
-	tr := s.traceLocked()
+	wireLog := s.traceLocked()
 	res := &Result{
-		SessionID: s.id, Trace: tr, PacingLag: append([]time.Duration(nil), s.lags...),
+		SessionID: s.id, Trace: wireLog, PacingLag: append([]time.Duration(nil), s.lags...),
 		Pacing: SummarizeLag(s.lags), Incomplete: err != nil, Warnings: append([]string(nil), s.warnings...), Err: err,
 	}
 	s.result = res

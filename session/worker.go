@@ -59,9 +59,9 @@ func NewWorkerResult(r *Result) WorkerResult {
 	return out
 }
 
-// Result rebuilds a Result around the wire log tr.
-func (w WorkerResult) Result(tr *trace.Session, err error) *Result {
-	r := &Result{SessionID: w.SessionID, Trace: tr, Pacing: w.Pacing, Incomplete: w.Incomplete, Warnings: w.Warnings, Err: err}
+// Result rebuilds a Result around the wire log wireLog.
+func (w WorkerResult) Result(wireLog *trace.Session, err error) *Result {
+	r := &Result{SessionID: w.SessionID, Trace: wireLog, Pacing: w.Pacing, Incomplete: w.Incomplete, Warnings: w.Warnings, Err: err}
 	for _, ms := range w.PacingLagMs {
 		r.PacingLag = append(r.PacingLag, durFromMs(ms))
 	}
@@ -82,9 +82,9 @@ func (s *Session) Finish(ctx context.Context) (*Result, *trace.Session, error) {
 	if sessErr == nil {
 		sessErr = err
 	}
-	tr := s.Trace()
+	wireLog := s.Trace()
 	if res != nil && res.Trace != nil {
-		tr = res.Trace
+		wireLog = res.Trace
 	}
-	return res, tr, sessErr
+	return res, wireLog, sessErr
 }

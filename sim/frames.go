@@ -19,7 +19,7 @@ func (e *engine) createdFrame(t time.Duration, r *response) []byte {
 			Output: []protocol.OutputItem{}, Modalities: []string{"audio", "text"},
 			Metadata: &protocol.ResponseMetadata{DuplexEvent: &protocol.DuplexEvent{Type: protocol.TypeResponseCreated, ResponseID: r.id, Epoch: &ep}}}}, r.id)
 	ms := msOf(t)
-	e.updateTruth(r, func(tr *TruthResponse) { tr.CreatedMs = &ms })
+	e.updateTruth(r, func(truth *TruthResponse) { truth.CreatedMs = &ms })
 	return b
 }
 
@@ -61,7 +61,7 @@ func (e *engine) textFrame(t time.Duration, r *response, n int, opening, last bo
 		v := msOf(t - r.start)
 		r.ttftMs = &v
 		ms := msOf(t)
-		e.updateTruth(r, func(tr *TruthResponse) { tr.FirstTextMs, tr.TTFTMs = &ms, &v })
+		e.updateTruth(r, func(truth *TruthResponse) { truth.FirstTextMs, truth.TTFTMs = &ms, &v })
 		if vo := e.omniMetadata(r, nil); vo != nil {
 			md = &protocol.EventMetadata{VLLMOmni: vo}
 		}
@@ -174,23 +174,23 @@ func stageMetrics(outputs []metrics.EngineOutput, ttft float64) (map[string]*pro
 
 // recordAudio updates r's truth row for a packet sent at ms.
 func (e *engine) recordAudio(r *response, first bool, ms, sentMs float64) {
-	e.updateTruth(r, func(tr *TruthResponse) {
+	e.updateTruth(r, func(truth *TruthResponse) {
 		if first {
-			tr.FirstAudioMs, tr.TTFPMs = &ms, r.ttfpMs
+			truth.FirstAudioMs, truth.TTFPMs = &ms, r.ttfpMs
 		}
-		tr.LastAudioMs = &ms
-		tr.AudioMs = sentMs
-		tr.AudioPackets++
+		truth.LastAudioMs = &ms
+		truth.AudioMs = sentMs
+		truth.AudioPackets++
 		if r.tpotMs != nil {
-			tr.TPOTMs = r.tpotMs
-			tr.NumTokensOut = 0
+			truth.TPOTMs = r.tpotMs
+			truth.NumTokensOut = 0
 			for _, o := range r.outputs {
-				tr.NumTokensOut += o.NewTokens
+				truth.NumTokensOut += o.NewTokens
 			}
 		}
-		if tr.CreatedMs != nil && sentMs > 0 {
-			rtf := (ms - *tr.CreatedMs) / sentMs
-			tr.RTF = &rtf
+		if truth.CreatedMs != nil && sentMs > 0 {
+			rtf := (ms - *truth.CreatedMs) / sentMs
+			truth.RTF = &rtf
 		}
 	})
 }

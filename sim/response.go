@@ -162,7 +162,7 @@ func (e *engine) startListen(now time.Duration) {
 		ml := true
 		r.state = responseDone
 		ms := msOf(t)
-		e.updateTruth(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = "completed", &ms })
+		e.updateTruth(r, func(truth *TruthResponse) { truth.Status, truth.DoneMs = "completed", &ms })
 		return e.emit(t, &protocol.ResponseDone{ServerHeader: e.header(protocol.TypeResponseDone), ResponseID: r.id,
 			Response: &protocol.ResponseObject{ID: r.id, Object: "realtime.response", Status: "completed", StatusDetails: json.RawMessage("null"),
 				Output: []protocol.OutputItem{}, Metadata: &protocol.ResponseMetadata{ModelListen: &ml}}}, r.id), actNone
@@ -379,7 +379,7 @@ func (e *engine) finish(t time.Duration, r *response, status, reason string, out
 	// model is about to answer the next turn, so "all done" is a safe
 	// settle condition.
 	ms := msOf(t)
-	e.updateTruth(r, func(tr *TruthResponse) { tr.Status, tr.DoneMs = status, &ms })
+	e.updateTruth(r, func(truth *TruthResponse) { truth.Status, truth.DoneMs = status, &ms })
 	return b, actNone
 }
 

@@ -38,7 +38,7 @@ type runOptions struct {
 	FrameGiven                            bool          // --frame-ms named (else the server's tick may replace 200)
 	Name, Notes                           string        // --name, --notes: run.name, run.notes
 	Tags                                  []string      // --tag (repeatable): run.tags
-	vllm                                  vllmFlags     // vLLM spellings (run_vllm.go)
+	vllmSpellings                         vllmFlags     // vLLM spellings (run_vllm.go)
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
@@ -75,7 +75,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		o.Tags = append(o.Tags, v)
 		return nil
 	})
-	registerVLLMFlags(fs, &o.vllm)
+	registerVLLMFlags(fs, &o.vllmSpellings)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func (w *runOutputs) finish(ctx context.Context, outcomes []outcome, stats *live
 	if err != nil {
 		return nil, err
 	}
-	if w.o.vllm.SaveResult {
+	if w.o.vllmSpellings.SaveResult {
 		p, err := writeSaveResult(w.o, rep, t.summary, w.started)
 		if err != nil {
 			return nil, fmt.Errorf("run: --save-result: %w", err)

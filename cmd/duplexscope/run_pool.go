@@ -123,7 +123,7 @@ func (r *sessionRunner) config(s *dataset.Sample, video session.VideoSource) *se
 		URL: o.URL, Model: o.Model, FrameMs: r.frameMs, RefAudio: r.in.refAudio, ServerVAD: o.ServerVAD,
 		Settle: o.Settle, CompletionTimeout: o.Timeout,
 		SampleID: s.SampleID, Split: s.Split, Observers: []session.Observer{live},
-		Video: video, KeepVideo: o.vllm.KeepVideo, SessionID: sessionIDFor(o, s, r.reqIndex[s.Key()]),
+		Video: video, KeepVideo: o.vllmSpellings.KeepVideo, SessionID: sessionIDFor(o, s, r.reqIndex[s.Key()]),
 	}
 }
 

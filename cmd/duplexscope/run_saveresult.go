@@ -61,17 +61,17 @@ func pacingLag(ss []runSession) (mean, maxLag float64) {
 // {label or backend}-{request_rate}qps-concurrency{N}-{model basename}-{date}.json,
 // or --result-filename, inside --result-dir.
 func saveResultPath(o *runOptions, date string) string {
-	name := o.vllm.ResultFilename
+	name := o.vllmSpellings.ResultFilename
 	if name == "" {
-		label := o.vllm.Label
+		label := o.vllmSpellings.Label
 		if label == "" {
-			label = o.vllm.Backend
+			label = o.vllmSpellings.Backend
 		}
 		base := o.Model[strings.LastIndex(o.Model, "/")+1:]
-		name = fmt.Sprintf("%s-%sqps-concurrency%d-%s-%s.json", label, o.vllm.RequestRate, o.Concurrency, base, date)
+		name = fmt.Sprintf("%s-%sqps-concurrency%d-%s-%s.json", label, o.vllmSpellings.RequestRate, o.Concurrency, base, date)
 	}
-	if o.vllm.ResultDir != "" {
-		name = filepath.Join(o.vllm.ResultDir, name)
+	if o.vllmSpellings.ResultDir != "" {
+		name = filepath.Join(o.vllmSpellings.ResultDir, name)
 	}
 	return name
 }
@@ -129,9 +129,9 @@ func buildSaveResult(o *runOptions, rep *report.Report, sum *runSummary, started
 		{Key: "version", Value: version},
 		{Key: "url", Value: o.URL},
 		{Key: "dataset", Value: o.Dataset},
-		{Key: "dataset_name", Value: o.vllm.DatasetName},
+		{Key: "dataset_name", Value: o.vllmSpellings.DatasetName},
 		{Key: "started_at", Value: started.UTC().Format(time.RFC3339)},
-		{Key: "request_id_prefix", Value: o.vllm.RequestIDPrefix},
+		{Key: "request_id_prefix", Value: o.vllmSpellings.RequestIDPrefix},
 		{Key: "pacing_mean_lag_s", Value: mean},
 		{Key: "pacing_max_lag_s", Value: maxLag},
 		{Key: "pacing_clock", Value: "client monotonic send clock"},
@@ -148,8 +148,8 @@ func buildSaveResult(o *runOptions, rep *report.Report, sum *runSummary, started
 		numPrompts = len(rep.Sessions)
 	}
 	return report.SaveResult(rep, report.SaveResultOptions{
-		Date: date, Backend: o.vllm.Backend, Label: o.vllm.Label, NumPrompts: numPrompts, Metadata: o.vllm.Metadata,
-		DurationS: wall.Seconds(), OmniInteract: o.vllm.DatasetName == dataset.KindOmniInteract, DuplexScope: ds,
+		Date: date, Backend: o.vllmSpellings.Backend, Label: o.vllmSpellings.Label, NumPrompts: numPrompts, Metadata: o.vllmSpellings.Metadata,
+		DurationS: wall.Seconds(), OmniInteract: o.vllmSpellings.DatasetName == dataset.KindOmniInteract, DuplexScope: ds,
 	})
 }
 

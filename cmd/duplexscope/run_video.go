@@ -14,11 +14,11 @@ import (
 // for --dataset-name omniinteract, else records (Kind set from
 // --dataset-name, so Omni-DuplexEval's rules apply to its records).
 func loadSamples(o *runOptions, dopts *dataset.Options) ([]dataset.Sample, error) {
-	dopts.Kind = o.vllm.DatasetName
-	if o.vllm.DatasetName != dataset.KindOmniInteract {
+	dopts.Kind = o.vllmSpellings.DatasetName
+	if o.vllmSpellings.DatasetName != dataset.KindOmniInteract {
 		return dataset.Load(o.Dataset, dopts)
 	}
-	ss, err := dataset.LoadOmniInteract(o.Dataset, o.vllm.Subsets, &dataset.Options{FFmpeg: dopts.FFmpeg})
+	ss, err := dataset.LoadOmniInteract(o.Dataset, o.vllmSpellings.Subsets, &dataset.Options{FFmpeg: dopts.FFmpeg})
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func videoFor(ctx context.Context, s *dataset.Sample, dopts *dataset.Options) (s
 func sessionIDFor(o *runOptions, s *dataset.Sample, index int) string {
 	switch s.Kind {
 	case dataset.KindOmniInteract:
-		return fmt.Sprintf("omniinteract:%s:%s%d:%d", s.Split, o.vllm.RequestIDPrefix, index, monotonicNs())
+		return fmt.Sprintf("omniinteract:%s:%s%d:%d", s.Split, o.vllmSpellings.RequestIDPrefix, index, monotonicNs())
 	case dataset.KindDuplexEval:
 		return s.SampleID
 	}

@@ -305,11 +305,11 @@ func TestRunVLLMFlags(t *testing.T) {
 			func(o *runOptions) bool { return o.Limit == 0 }, ""},
 		{"save result without --out", []string{"--url", "ws://h", "--dataset", "builtin", "--save-result", "--result-dir", "rd"},
 			func(o *runOptions) bool {
-				return strings.HasPrefix(o.Out, filepath.Join("rd", "duplexscope-")) && o.vllm.SaveResult
+				return strings.HasPrefix(o.Out, filepath.Join("rd", "duplexscope-")) && o.vllmSpellings.SaveResult
 			}, ""},
 		{"request id prefix default", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o"},
 			func(o *runOptions) bool {
-				return regexp.MustCompile(`^bench-[0-9a-f]{8}-$`).MatchString(o.vllm.RequestIDPrefix)
+				return regexp.MustCompile(`^bench-[0-9a-f]{8}-$`).MatchString(o.vllmSpellings.RequestIDPrefix)
 			}, ""},
 		{"frame given", []string{"--url", "ws://h", "--dataset", "builtin", "--out", "o", "--frame-ms", "200"},
 			func(o *runOptions) bool { return o.FrameGiven }, ""},
@@ -342,7 +342,7 @@ func TestRunVLLMFlags(t *testing.T) {
 func TestSessionIDFor(t *testing.T) {
 	t.Parallel()
 	o := &runOptions{}
-	o.vllm.RequestIDPrefix = "bench-5eb902d6-"
+	o.vllmSpellings.RequestIDPrefix = "bench-5eb902d6-"
 	tests := []struct {
 		s    dataset.Sample
 		idx  int

@@ -88,7 +88,7 @@ func registerVLLMFlags(fs *flag.FlagSet, v *vllmFlags) {
 // applyVLLM maps the vLLM spellings onto o. set reports which flags the
 // command line named.
 func applyVLLM(o *runOptions, set map[string]bool) error {
-	v := &o.vllm
+	v := &o.vllmSpellings
 	switch v.DatasetName {
 	case "", dataset.KindOmniInteract, dataset.KindDuplexEval:
 	default:

@@ -83,7 +83,7 @@ type worker struct {
 	inject     *injection    // clip mode: a probe to mix into the next frame
 	paced      chan struct{} // clip mode: closed when streamClip returns
 	acks       chan ackReq
-	tr         *tracker.Tracker // follows the wire log: the page's snapshots, the player's rule
+	tracker    *tracker.Tracker // follows the wire log: the page's snapshots, the player's rule
 	snapMs     float64          // when the last snapshot went (performance.now())
 	resultMs   float64          // … and the last one with the metrics
 	playAcks   session.PlaybackAcks
@@ -115,7 +115,7 @@ func main() {
 	debug.SetMemoryLimit(memoryLimit)
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &worker{self: js.Global(), ctx: ctx, stop: cancel, lastSeq: -1,
-		frames: make(chan frame, 512), acks: make(chan ackReq, 256), tr: tracker.New()}
+		frames: make(chan frame, 512), acks: make(chan ackReq, 256), tracker: tracker.New()}
 	onMsg := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		w.onPage(args[0].Get("data"))
 		return nil
@@ -357,7 +357,7 @@ func (w *worker) streamClip(s *session.Session, clip []byte) {
 // the decoded media, never the wire traffic itself.
 func (w *worker) onEvent(ev trace.Event, rx *session.Received) {
 	w.mu.Lock()
-	u := w.tr.Add(ev, rx)
+	u := w.tracker.Add(ev, rx)
 	play := w.play
 	w.mu.Unlock()
 	if u.OK {
@@ -422,7 +422,7 @@ func (w *worker) maybeSnapshot(now bool) {
 	if withResult {
 		w.resultMs = at
 	}
-	d := w.tr.Delta(withResult)
+	d := w.tracker.Delta(withResult)
 	w.mu.Unlock()
 	b, err := tracker.Encode(d)
 	if err != nil {
@@ -457,7 +457,7 @@ func (w *worker) onPlayback(d js.Value) {
 	}
 	w.mu.Lock()
 	s := w.sess
-	known := id != "" && w.tr.Known(id)
+	known := id != "" && w.tracker.Known(id)
 	var note map[string]any
 	ack, ok := 0, false
 	if known {
@@ -526,11 +526,11 @@ func (w *worker) finish() {
 		<-paced // the last frame is out before the commit
 	}
 	_ = s.Note(runtimeNote())
-	res, tr, sessErr := s.Finish(w.ctx)
+	res, wireLog, sessErr := s.Finish(w.ctx)
 	w.maybeSnapshot(true) // the last events, before the page scores the wire log
 	out := session.NewWorkerResult(res)
 	rb, _ := json.Marshal(out)
-	tb, _ := json.Marshal(tr)
+	tb, _ := json.Marshal(wireLog)
 	e := ""
 	if sessErr != nil {
 		b, _ := json.Marshal(session.RecordError(sessErr))

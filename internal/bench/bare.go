@@ -237,11 +237,11 @@ func runBare(ctx context.Context, s *Sim, query string, pcms [][]byte, at func(i
 		if errs[i] != nil {
 			return res, fmt.Errorf("bench: bare session %d of %d: %w", i, n, errs[i])
 		}
-		tr, err := GetTruth(ctx, s.Base, r.SessionID)
+		truth, err := GetTruth(ctx, s.Base, r.SessionID)
 		if err != nil {
 			return res, err
 		}
-		res.Errors.Add(CompareTruth(ReceiveStamps(r.Events), tr))
+		res.Errors.Add(CompareTruth(ReceiveStamps(r.Events), truth))
 		res.Lags = append(res.Lags, r.Lags...)
 	}
 	return res, nil

@@ -216,7 +216,7 @@ func (ps *pageSession) measureArchived(ctx context.Context, base string) error {
 	if err != nil {
 		return err
 	}
-	tr, err := trace.DecodeSession(raw)
+	wireLog, err := trace.DecodeSession(raw)
 	if err != nil {
 		return fmt.Errorf("bench: wire log: %w", err)
 	}
@@ -235,14 +235,14 @@ func (ps *pageSession) measureArchived(ctx context.Context, base string) error {
 			}
 		}
 	}
-	ps.Errors = CompareTruth(ReceiveStamps(tr.Events), truth)
-	if ps.FrameErrs, err = FrameErrors(tr.Events, truth.Events); err != nil {
+	ps.Errors = CompareTruth(ReceiveStamps(wireLog.Events), truth)
+	if ps.FrameErrs, err = FrameErrors(wireLog.Events, truth.Events); err != nil {
 		return err
 	}
-	ps.Lags = PacingLags(tr.Events)
+	ps.Lags = PacingLags(wireLog.Events)
 	ps.Buffering = PlaybackBuffering(rep.Metrics.Requests, rep.Responses)
 	ps.FramesDropped = droppedFrames(rep.Warnings)
-	ps.Thread = sessionThread(tr.Session.Extra)
+	ps.Thread = sessionThread(wireLog.Session.Extra)
 	return nil
 }
 

@@ -78,12 +78,12 @@ func (e Errors) All() []float64 {
 	return append(append(append([]float64(nil), e.CreatedText...), e.CreatedAudio...), e.AudioSpan...)
 }
 
-// CompareTruth computes, for every response of tr, the client interval minus
+// CompareTruth computes, for every response of truth, the client interval minus
 // the true interval for created → first text, created → first audio and
 // first → last audio (the last only when the response had ≥ 2 packets).
-func CompareTruth(st map[string]*Stamps, tr Truth) Errors {
+func CompareTruth(st map[string]*Stamps, truth Truth) Errors {
 	var e Errors
-	for _, r := range tr.Responses {
+	for _, r := range truth.Responses {
 		if r.CreatedMs == nil {
 			continue
 		}
@@ -271,12 +271,12 @@ func runSessions(ctx context.Context, s *Sim, query string, pcms [][]byte, at fu
 		if errs[i] != nil {
 			return res, results, fmt.Errorf("bench: session %d of %d: %w", i, n, errs[i])
 		}
-		tr, err := GetTruth(ctx, s.Base, r.SessionID)
+		truth, err := GetTruth(ctx, s.Base, r.SessionID)
 		if err != nil {
 			return res, results, err
 		}
-		res.Errors.Add(CompareTruth(ReceiveStamps(r.Trace.Events), tr))
-		fe, err := FrameErrors(r.Trace.Events, tr.Events)
+		res.Errors.Add(CompareTruth(ReceiveStamps(r.Trace.Events), truth))
+		fe, err := FrameErrors(r.Trace.Events, truth.Events)
 		if err != nil {
 			return res, results, fmt.Errorf("bench: session %d of %d: %w", i, n, err)
 		}

@@ -147,21 +147,21 @@ type TruthResponse struct {
 
 // GetTruth fetches a session's ground truth from the simulator at base.
 func GetTruth(ctx context.Context, base, id string) (Truth, error) {
-	var tr Truth
+	var truth Truth
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/sim/sessions/"+url.PathEscape(id)+"/truth", nil)
 	if err != nil {
-		return tr, err
+		return truth, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return tr, fmt.Errorf("bench: truth of %s: %w", id, err)
+		return truth, fmt.Errorf("bench: truth of %s: %w", id, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return tr, fmt.Errorf("bench: truth of %s: %s", id, resp.Status)
+		return truth, fmt.Errorf("bench: truth of %s: %s", id, resp.Status)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
-		return tr, fmt.Errorf("bench: truth of %s: %w", id, err)
+	if err := json.NewDecoder(resp.Body).Decode(&truth); err != nil {
+		return truth, fmt.Errorf("bench: truth of %s: %w", id, err)
 	}
-	return tr, nil
+	return truth, nil
 }

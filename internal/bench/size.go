@@ -122,9 +122,9 @@ func encodingCheck(ctx context.Context, base string) (enc string, n int64, err e
 		return "", 0, err
 	}
 	req.Header.Set("Accept-Encoding", "br, gzip")
-	tr := &http.Transport{DisableCompression: true}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Do(req)
+	transport := &http.Transport{DisableCompression: true}
+	defer transport.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: transport}).Do(req)
 	if err != nil {
 		return "", 0, err
 	}
