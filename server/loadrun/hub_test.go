@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -316,5 +317,28 @@ func TestRunBudgets(t *testing.T) {
 	huge := []loadcurve.Session{{Level: 1, Index: 0, Responses: make([]loadcurve.Response, MaxResponsesPerSession+1)}}
 	if _, err := h.Report("c", ReportRequest{RunCap: tc, Shard: 1, Shards: 1, Sessions: huge}); !errors.Is(err, ErrBadRequest) {
 		t.Errorf("session with too many responses: %v, want ErrBadRequest", err)
+	}
+}
+
+// TestValidRunCap: 22–128 characters of base64url, nothing else.
+func TestValidRunCap(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{NewRunCap(), true},
+		{strings.Repeat("a", 21), false},
+		{strings.Repeat("a", 22), true},
+		{strings.Repeat("Z9_-", 32), true},
+		{strings.Repeat("a", 129), false},
+		{strings.Repeat("a", 21) + "=", false},
+		{strings.Repeat("a", 21) + ".", false},
+		{strings.Repeat("a", 21) + "é", false},
+		{"", false},
+	} {
+		if got := ValidRunCap(tc.in); got != tc.want {
+			t.Errorf("ValidRunCap(%q) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }
