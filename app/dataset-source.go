@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/apiclient"
 	"github.com/duplexscope/duplexscope/session"
 )
 
@@ -139,7 +139,7 @@ func fetchClipList(ctx context.Context, name string) ([]datasetClip, []json.RawM
 		Clips []json.RawMessage `json:"clips"`
 	}
 	b, err := fetch(ctx, "/api/datasets/"+url.PathEscape(name))
-	var se *httpStatusError
+	var se *apiclient.Error
 	if errors.As(err, &se) && se.Code == http.StatusNotFound {
 		return nil, nil, fmt.Errorf("this server has no dataset %q (bundled: %s)", name, strings.Join(BundledDatasets, ", "))
 	}
@@ -201,33 +201,17 @@ func wavToInput(b []byte) ([]byte, error) {
 	return audio.ToInputPCM16(clip), nil
 }
 
+// fetch GETs a clip, a frame or a list from the page's server (path) or a
+// URL, through the one API client; a non-2xx answer is an *apiclient.Error.
 func fetch(ctx context.Context, path string) ([]byte, error) {
-	u := path
-	if len(path) > 0 && path[0] == '/' {
-		u = pageOrigin() + path
+	c := apiclient.Client{MaxAnswer: 64 << 20}
+	if strings.HasPrefix(path, "/") {
+		c.Base = pageOrigin()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return nil, &httpStatusError{Path: path, Code: res.StatusCode, Status: res.Status}
-	}
-	return io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	var b []byte
+	err := c.Send(ctx, apiclient.Call{Method: http.MethodGet, Path: path}, &b)
+	return b, err
 }
-
-// httpStatusError is a GET the server answered with another status than 200.
-type httpStatusError struct {
-	Path, Status string
-	Code         int
-}
-
-func (e *httpStatusError) Error() string { return fmt.Sprintf("GET %s: %s", e.Path, e.Status) }
 
 // checkLinkDataset asks the page's server whether a dataset the connect
 // panel does not list exists; report gets the error on the UI goroutine.

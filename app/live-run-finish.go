@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/duplexscope/duplexscope/metrics"
+	"github.com/duplexscope/duplexscope/server/apiclient"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -96,7 +97,7 @@ func (r *liveRun) setShareProgress(words string) {
 // share link once delivered. It outlives the run (its context is ended by
 // then); it publishes only while this run is the page's current one.
 func (r *liveRun) retrySave(k *keptUpload, keepStatus bool) {
-	retryUpload(context.Background(), k.attempt, sleepCtx, func(p uploadProgress) {
+	retryUpload(context.Background(), k.attempt, apiclient.Wait, func(p uploadProgress) {
 		r.mu.Lock()
 		if p.Delivered {
 			p.Info.Progress = p.Words

@@ -3,14 +3,13 @@ package app
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +19,7 @@ import (
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/server/loadrun"
+	"github.com/duplexscope/duplexscope/server/apiclient"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -239,7 +238,7 @@ func saveReportKept(ctx context.Context, rep *report.Report, blobs []attachmentB
 		return shareInfo{Error: err.Error()}, nil, err
 	}
 	local := localDownloads(rep, body)
-	key := newIdempotencyKey()
+	key := apiclient.NewKey()
 	info, err := uploadReport(ctx, key, body, blobs)
 	if err != nil {
 		keepPending(pendingUpload{Key: key, Report: body, WireLog: wireLogOf(blobs)})
@@ -258,104 +257,56 @@ func wireLogOf(blobs []attachmentBlob) []byte {
 	return nil
 }
 
-// uploadReport mints a capability for one new report (POST
-// /api/capabilities with the Idempotency-Key; the server's cookie from
-// /signin authorises it when the archive has a write token), POSTs the
-// report with it, then PUTs each attachment the report declares. A retry
-// with the same key mints the same report id again, so it lands on the
-// report it started (409 on an attachment means it is already stored).
+// uploadReport sends the report and its attachments through the one
+// archive client (apiclient: its partial-failure rule), with a capability
+// minted for this one report under key (the server's cookie from /signin
+// authorises the mint when the archive has a write token). A retry with
+// the same key lands on the report it started. A report stored without
+// some attachment is delivered; the share box says which did not arrive.
 func uploadReport(ctx context.Context, key string, body []byte, blobs []attachmentBlob) (shareInfo, error) {
-	var minted struct {
-		ID         string `json:"id"`
-		Capability string `json:"capability"`
+	atts := make([]apiclient.Attachment, len(blobs))
+	for i, b := range blobs {
+		atts[i] = apiclient.Attachment{Name: b.Ref.Name, ContentType: b.Ref.ContentType, Body: b.Body}
 	}
-	if err := doRequest(ctx, http.MethodPost, "/api/capabilities", "application/json", key, "", nil, &minted); err != nil {
-		return shareInfo{}, err
+	res, err := archiveClient("").UploadReport(ctx, apiclient.Upload{Key: key, Report: body, Attachments: atts, Capability: true})
+	var partial *apiclient.PartialError
+	if err != nil && !errors.As(err, &partial) {
+		return shareInfo{}, signInNeeded(err)
 	}
-	var created struct {
-		ID  string `json:"id"`
-		URL string `json:"url"`
-	}
-	if err := doRequest(ctx, http.MethodPost, "/api/reports", "application/json", key, minted.Capability, body, &created); err != nil {
-		return shareInfo{}, fmt.Errorf("uploading the report: %w", err)
-	}
-	if created.ID == "" {
-		return shareInfo{}, fmt.Errorf("uploading the report: the server returned no id")
-	}
-	info := shareInfo{ID: created.ID, URL: created.URL, Capability: minted.Capability}
-	if info.URL == "" {
-		info.URL = "/r/" + created.ID
-	}
-	base := "/api/reports/" + created.ID
-	info.JSONURL = base + "/export?format=json"
-	info.VLLMURL = base + "/export?format=vllm"
-	info.CSVURL = base + "/export?format=csv"
-	var errs []string
+	base := "/api/reports/" + res.ID
+	info := shareInfo{ID: res.ID, URL: res.URL, Capability: res.Capability,
+		JSONURL: base + "/export?format=json", VLLMURL: base + "/export?format=vllm", CSVURL: base + "/export?format=csv"}
 	for _, b := range blobs {
-		err := doRequest(ctx, http.MethodPut, base+"/attachments/"+b.Ref.Name, b.Ref.ContentType, "", minted.Capability, b.Body, nil)
-		if err != nil && !errors.Is(err, errAlreadyStored) {
-			errs = append(errs, b.Ref.Name+": "+err.Error())
-			continue
-		}
-		if b.Ref.Kind == report.AttachWireLog {
+		if b.Ref.Kind == report.AttachWireLog && slices.Contains(res.Stored, b.Ref.Name) {
 			info.WireLog = base + "/attachments/" + b.Ref.Name
 		}
 	}
-	if len(errs) > 0 {
-		info.Error = "some attachments were not saved: " + strings.Join(errs, "; ")
+	if partial != nil {
+		info.Error = partial.Error()
 	}
 	return info, nil
 }
 
-// errAlreadyStored is a 409 on an attachment: a retry found it stored.
-var errAlreadyStored = errors.New("already stored")
+// archiveClient is the page's client of its own server's archive API,
+// writing with capability (when given); the browser adds the sign-in
+// cookie by itself.
+func archiveClient(capability string) *apiclient.Client {
+	return &apiclient.Client{Base: pageOrigin(), Token: capability}
+}
 
-// doRequest sends one API request from the page with a report capability
-// (when given); the browser adds the sign-in cookie by itself.
-func doRequest(ctx context.Context, method, path, ctype, idemKey, capability string, body []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, pageOrigin()+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", ctype)
-	if idemKey != "" {
-		req.Header.Set("Idempotency-Key", idemKey)
-	}
-	if capability != "" {
-		req.Header.Set("Authorization", "Bearer "+capability)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	switch {
-	case res.StatusCode == http.StatusUnauthorized:
+// signInNeeded turns the archive's 401 into errSignIn (the page asks the
+// person to sign in and keeps the run).
+func signInNeeded(err error) error {
+	if he := (*apiclient.Error)(nil); errors.As(err, &he) && he.Code == http.StatusUnauthorized {
 		return errSignIn
-	case res.StatusCode == http.StatusConflict && method == http.MethodPut:
-		return errAlreadyStored
-	case res.StatusCode/100 != 2:
-		return &uploadHTTPError{Method: method, Path: path, Status: res.Status, Text: loadrun.ErrorText(b)}
 	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
-		}
-	}
-	return nil
+	return err
 }
 
 // pageOrigin is the page's scheme://host.
 func pageOrigin() string {
 	u := app.Window().URL()
 	return u.Scheme + "://" + u.Host
-}
-
-func newIdempotencyKey() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return "ds-" + hex.EncodeToString(b[:])
 }
 
 // localDownloads offers the report as blob: URLs when the server has none.

@@ -10,6 +10,7 @@ import (
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/server/apiclient"
 )
 
 // runLabels lets the user name a saved run, write notes and tag it: PATCH
@@ -61,7 +62,8 @@ func (c *runLabels) save(ctx app.Context) {
 	ctx.Async(func() {
 		rctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		err := doRequest(rctx, http.MethodPatch, "/api/reports/"+id, "application/json", "", capability, body, nil)
+		call := apiclient.Call{Method: http.MethodPatch, Path: "/api/reports/" + id, Body: body, ContentType: "application/json"}
+		err := signInNeeded(archiveClient(capability).Send(rctx, call, nil))
 		ctx.Dispatch(func(ctx app.Context) {
 			c.busy = false
 			if err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/duplexscope/duplexscope/server/apiclient"
 )
 
 // maxUploadAttempts bounds the retries a page makes of a failed upload
@@ -95,24 +97,5 @@ func uploadWords(err error) string {
 	return "the archive could not be reached (network error or server down)"
 }
 
-// uploadHTTPError is an API answer that is not 2xx.
-type uploadHTTPError struct {
-	Method, Path, Status string
-	Text                 string // the server's error text
-}
-
-func (e *uploadHTTPError) Error() string {
-	return fmt.Sprintf("%s %s: %s: %s", e.Method, e.Path, e.Status, e.Text)
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// uploadHTTPError is an API answer that is not 2xx (the one client's).
+type uploadHTTPError = apiclient.Error

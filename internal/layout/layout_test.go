@@ -40,6 +40,9 @@ var rules = []rule{
 	{"dataset", []string{"audio"}},
 	{"chart", []string{"metrics", "trace", "report", "github.com/go-echarts/go-echarts/v2"}},
 	{"report", []string{"metrics", "trace", "protocol"}},
+	// The one archive client is linked into the page: the standard library
+	// only (what app.wasm already links).
+	{"server/apiclient", nil},
 }
 
 // goApp may only be imported by app/, cmd/wasm and the go-app hello-world

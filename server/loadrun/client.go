@@ -1,11 +1,8 @@
 package loadrun
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,6 +11,7 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/metrics/loadcurve"
+	"github.com/duplexscope/duplexscope/server/apiclient"
 )
 
 // Client is a runner's side of a load run on a duplexscope server.
@@ -28,13 +26,14 @@ type Client struct {
 	// RunCap is the run capability (CapHeader): the other shards get it from
 	// the runner that created the run; Create fills it in.
 	RunCap string
-	HTTP   *http.Client // nil: http.DefaultClient
+	HTTP   apiclient.Doer // nil: http.DefaultClient
 	// Wait is how long the server may hold a Ready (0: the server's 2 min).
 	Wait time.Duration
 }
 
+// path is the run's API path plus suffix.
 func (c *Client) path(suffix string) string {
-	return strings.TrimRight(c.Base, "/") + "/api/loadruns/" + url.PathEscape(c.RunID) + suffix
+	return "/api/loadruns/" + url.PathEscape(c.RunID) + suffix
 }
 
 // Ready blocks until every runner is ready for level n (the server holds
@@ -74,43 +73,14 @@ func (c *Client) Status(ctx context.Context) (Status, error) {
 	return out, err
 }
 
-func (c *Client) do(ctx context.Context, method, u string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return err
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	// A run's answers grow with its sessions, which the hub bounds.
+	api := apiclient.Client{Base: c.Base, Token: c.Token, HTTP: c.HTTP, MaxAnswer: MaxRunBytes}
 	if c.RunCap != "" {
-		req.Header.Set(CapHeader, c.RunCap)
+		api.Header = http.Header{CapHeader: {c.RunCap}}
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	res, err := hc.Do(req)
-	if err != nil {
+	if err := api.JSON(ctx, method, path, in, out); err != nil {
 		return fmt.Errorf("load run %s: %w", c.RunID, err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if res.StatusCode/100 != 2 {
-		return fmt.Errorf("load run %s: %s %s: %s: %s", c.RunID, method, u, res.Status, ErrorText(b))
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		return fmt.Errorf("load run %s: reading the answer: %w", c.RunID, err)
 	}
 	return nil
 }
@@ -129,16 +99,4 @@ func ParseShard(s string) (shard, shards int, err error) {
 		return 0, 0, fmt.Errorf("shard %q, want i/n with 1 ≤ i ≤ n ≤ %d", s, MaxShards)
 	}
 	return i, n, nil
-}
-
-// ErrorText is the message of a duplexscope API error body ({"error": …}),
-// or the body itself when it is not one.
-func ErrorText(body []byte) string {
-	var e struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		return e.Error
-	}
-	return strings.TrimSpace(string(body))
 }

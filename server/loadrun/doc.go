@@ -26,7 +26,7 @@
 // Hub is the server side: in memory, bounded (at most MaxRuns runs,
 // MaxRunBytes each and MaxHubBytes together — the least recently updated
 // are forgotten first; a run idle for RunTTL expires), no timers of its own — a barrier waits on the caller's
-// context. Client is the runners' side (native and wasm: net/http).
+// context. Client is the runners' side (native and wasm: server/apiclient).
 // What is archived is each runner's shard report (run_id + shard), which
 // the archive merges by pooling load_curve.sessions; the hub only serves
 // the live view and the barrier.
