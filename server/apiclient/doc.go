@@ -1,6 +1,7 @@
 // Package apiclient is the one client of the archive API (README, "HTTP
-// API"): the CLI's --upload, the page's saves and labels, and the load-run
-// runners (server/loadrun.Client) all send through it, natively and in wasm.
+// API"): the CLI's --upload, the page's saves, labels and GETs of clips and
+// lists, and the load-run runners (server/loadrun.Client) all send through
+// it, natively and in wasm.
 //
 // It owns what every call shares: the base URL and path joining, JSON
 // bodies and answers, the bearer token, Idempotency-Keys, a bound on what
