@@ -215,7 +215,9 @@ func TestBrowserVerdict(t *testing.T) {
 	t.Run("CLI run never says heard", func(t *testing.T) {
 		bin := buildCLI(t)
 		out := filepath.Join(t.TempDir(), "out")
-		cmd := exec.Command(bin, "run", "--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--settle", "1s", "--progress=false")
+		// The whole builtin set (the same sessions and replies as one at a
+		// time), four sessions at once: nothing here reads a timing.
+		cmd := exec.Command(bin, "run", "--url", ws, "--model", "sim", "--dataset", "builtin", "--concurrency", "4", "--out", out, "--settle", "1s", "--progress=false")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("duplexscope run: %v\n%s", err, b)
 		}

@@ -231,9 +231,16 @@ type faultCase struct {
 	args []string
 	// check asserts the fault's documented recovery or partial metrics.
 	check func(t *testing.T, fr *faultRun)
+	// alone: the case bounds wall-clock time (a burst's spread, a 3 s
+	// completion timeout against a 2.2 s clip), so it runs by itself after
+	// the parallel group, on a machine no other case loads.
+	alone bool
 }
 
 var faultCases = []faultCase{
+	// First: the longest case (the client's 20 s handshake timeout) starts
+	// first in TestRunFaults' parallel group, the others run beside it.
+	{fault: "slow_handshake", fails: true, msg: []string{"fault/tone", "handshake"}},
 	{fault: "none", rows: true, check: func(t *testing.T, fr *faultRun) {
 		for _, r := range fr.rows() {
 			if r.Source != report.SourceServer {
@@ -283,7 +290,6 @@ var faultCases = []faultCase{
 	{fault: "error_event,flat_error", fails: true, msg: []string{"fault/tone", "server error engine_error"}, rows: true},
 	{fault: "error_event", fails: true, msg: []string{"fault/tone", "server error engine_error"}, rows: true},
 	{fault: "unexpected_close", fails: true, msg: []string{"fault/tone", "unexpected session.closed: server_shutdown"}, rows: true},
-	{fault: "slow_handshake", fails: true, msg: []string{"fault/tone", "handshake"}},
 	{fault: "dropped_event", rows: true, check: func(t *testing.T, fr *faultRun) {
 		// The server's audio_duration_ms (metadata, what the row reports)
 		// counts the dropped delta; the bytes that arrived, which equal what
@@ -296,7 +302,7 @@ var faultCases = []faultCase{
 				id, got, sent, r.AudioDurationMs)
 		}
 	}},
-	{fault: "dropped_done", fails: true, msg: []string{"fault/tone", "without response.done"}, args: []string{"--timeout", "3s"}, rows: true},
+	{fault: "dropped_done", fails: true, msg: []string{"fault/tone", "without response.done"}, args: []string{"--timeout", "3s"}, rows: true, alone: true},
 	{fault: "malformed_json", rows: true, check: func(t *testing.T, fr *faultRun) {
 		// The bad frame is kept in the wire log (as a JSON string) and noted.
 		var ex session.Extra
@@ -314,7 +320,7 @@ var faultCases = []faultCase{
 			t.Errorf("%d received frames kept as JSON strings, want the 1 malformed frame", strs)
 		}
 	}},
-	{fault: "delayed_burst", rows: true, check: func(t *testing.T, fr *faultRun) {
+	{fault: "delayed_burst", rows: true, alone: true, check: func(t *testing.T, fr *faultRun) {
 		// Audio after the first packet is held back and comes in one burst
 		// sim.BurstDelay after the last packet's normal time: TTFP is the
 		// server's, unchanged; the client's RTF (created → last audio)
@@ -432,7 +438,11 @@ func TestFaultTableCoversSim(t *testing.T) {
 // fallback its documentation names; a fatal one must exit 1 with a message
 // naming what went wrong, and still write (and upload) a report flagged
 // incomplete with an incomplete_session warning and the metrics of what
-// arrived. After every case the goroutine count is back at its baseline.
+// arrived. The cases that bound no wall-clock time run as parallel subtests
+// (each has its own session, output dir and report id; the simulator and
+// archive serve many sessions); after that group, and after every case
+// marked alone, the goroutine count is back at its baseline, so a leak in
+// any case still fails the test (the stacks name it).
 func TestRunFaults(t *testing.T) {
 	e := startFaultEnv(t)
 	// Warm up (lazily started runtime/http goroutines), then take the baseline.
@@ -441,61 +451,96 @@ func TestRunFaults(t *testing.T) {
 	}
 	// The baseline inside a subtest counts the subtest's own goroutine.
 	base := settledGoroutines() + 1
-	var table []string
+	var (
+		mu    sync.Mutex
+		table []string
+	)
+	row := func(tc faultCase, fr *faultRun, outcome, goroutines string, took time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		table = append(table, fmt.Sprintf("| %s | exit %d | complete=%v | %d rows | %s | %s | %.1f s |",
+			tc.fault, fr.code, fr.rep.Complete, len(fr.rows()), outcome, goroutines, took.Seconds()))
+	}
+	t.Run("group", func(t *testing.T) {
+		for _, tc := range faultCases {
+			if tc.alone {
+				continue
+			}
+			t.Run(tc.fault, func(t *testing.T) {
+				t.Parallel()
+				start := time.Now()
+				fr, outcome := e.checkFault(t, tc)
+				row(tc, fr, outcome, "goroutines checked after the group", time.Since(start))
+			})
+		}
+	})
+	if n, leak := backToBaseline(base, 10*time.Second); leak != "" {
+		t.Errorf("goroutines: %d after the parallel group, baseline %d:\n%s", n, base, leak)
+	}
 	for _, tc := range faultCases {
+		if !tc.alone {
+			continue
+		}
 		t.Run(tc.fault, func(t *testing.T) {
 			start := time.Now()
-			fr := e.run(t, tc.fault, true, tc.args...)
-			outcome := "completed"
-			wantCode := 0
-			if tc.fails {
-				wantCode = 1
-				outcome = "failed: " + failureLine(fr.stderr)
-			}
-			if fr.code != wantCode {
-				t.Errorf("exit %d, want %d\nstderr: %s", fr.code, wantCode, fr.stderr)
-			}
-			for _, m := range tc.msg {
-				if !strings.Contains(fr.stderr, m) {
-					t.Errorf("stderr %q does not contain %q", fr.stderr, m)
-				}
-			}
-			if fr.rep.Complete == tc.fails {
-				t.Errorf("report complete = %v, want %v", fr.rep.Complete, !tc.fails)
-			}
-			if fr.hasWarning(report.WarnIncompleteSession) != tc.fails {
-				t.Errorf("incomplete_session warning present = %v, want %v (warnings %+v)", !tc.fails, tc.fails, fr.rep.Warnings)
-			}
-			if len(fr.rep.Sessions) != 1 {
-				t.Errorf("report lists %d sessions, want 1 (a failed session stays in the report)", len(fr.rep.Sessions))
-			} else if s := fr.rep.Sessions[0]; s.Complete == tc.fails || (tc.fails && s.Error == "") {
-				t.Errorf("session entry %+v: want complete=%v and the error when failed", s, !tc.fails)
-			}
-			if tc.rows && !slices.ContainsFunc(fr.rows(), func(r report.Row) bool { return r.TTFPMs != nil }) {
-				t.Errorf("no metrics row with a TTFP among %d rows; want the metrics of what arrived", len(fr.rows()))
-			}
-			if tc.check != nil && fr.trace != nil {
-				tc.check(t, fr)
-			} else if tc.check != nil {
-				t.Errorf("no wire log written")
-			}
-			// The upload reached the archive with the same complete flag.
-			if ar, meta := e.archived(t, fr.stdout); ar == nil {
-				t.Errorf("stdout %q: no upload", fr.stdout)
-			} else if meta == nil || meta.Complete != fr.rep.Complete || ar.Complete != fr.rep.Complete ||
-				len(ar.Metrics.Requests) != len(fr.rows()) {
-				t.Errorf("archived report complete=%v (listing %+v), %d rows; want complete=%v, %d rows",
-					ar.Complete, meta, len(ar.Metrics.Requests), fr.rep.Complete, len(fr.rows()))
-			}
+			fr, outcome := e.checkFault(t, tc)
 			n, leak := backToBaseline(base, 10*time.Second)
 			if leak != "" {
 				t.Errorf("goroutines: %d after the run, baseline %d:\n%s", n, base, leak)
 			}
-			table = append(table, fmt.Sprintf("| %s | exit %d | complete=%v | %d rows | %s | goroutines %d (baseline %d) | %.1f s |",
-				tc.fault, fr.code, fr.rep.Complete, len(fr.rows()), outcome, n, base, time.Since(start).Seconds()))
+			row(tc, fr, outcome, fmt.Sprintf("goroutines %d (baseline %d)", n, base), time.Since(start))
 		})
 	}
 	t.Logf("fault outcomes:\n%s", strings.Join(table, "\n"))
+}
+
+// checkFault runs one fault case and checks its exit, messages, report,
+// wire log and archived copy; it returns the run and its outcome in words.
+func (e *faultEnv) checkFault(t *testing.T, tc faultCase) (*faultRun, string) {
+	t.Helper()
+	fr := e.run(t, tc.fault, true, tc.args...)
+	outcome := "completed"
+	wantCode := 0
+	if tc.fails {
+		wantCode = 1
+		outcome = "failed: " + failureLine(fr.stderr)
+	}
+	if fr.code != wantCode {
+		t.Errorf("exit %d, want %d\nstderr: %s", fr.code, wantCode, fr.stderr)
+	}
+	for _, m := range tc.msg {
+		if !strings.Contains(fr.stderr, m) {
+			t.Errorf("stderr %q does not contain %q", fr.stderr, m)
+		}
+	}
+	if fr.rep.Complete == tc.fails {
+		t.Errorf("report complete = %v, want %v", fr.rep.Complete, !tc.fails)
+	}
+	if fr.hasWarning(report.WarnIncompleteSession) != tc.fails {
+		t.Errorf("incomplete_session warning present = %v, want %v (warnings %+v)", !tc.fails, tc.fails, fr.rep.Warnings)
+	}
+	if len(fr.rep.Sessions) != 1 {
+		t.Errorf("report lists %d sessions, want 1 (a failed session stays in the report)", len(fr.rep.Sessions))
+	} else if s := fr.rep.Sessions[0]; s.Complete == tc.fails || (tc.fails && s.Error == "") {
+		t.Errorf("session entry %+v: want complete=%v and the error when failed", s, !tc.fails)
+	}
+	if tc.rows && !slices.ContainsFunc(fr.rows(), func(r report.Row) bool { return r.TTFPMs != nil }) {
+		t.Errorf("no metrics row with a TTFP among %d rows; want the metrics of what arrived", len(fr.rows()))
+	}
+	if tc.check != nil && fr.trace != nil {
+		tc.check(t, fr)
+	} else if tc.check != nil {
+		t.Errorf("no wire log written")
+	}
+	// The upload reached the archive with the same complete flag.
+	if ar, meta := e.archived(t, fr.stdout); ar == nil {
+		t.Errorf("stdout %q: no upload", fr.stdout)
+	} else if meta == nil || meta.Complete != fr.rep.Complete || ar.Complete != fr.rep.Complete ||
+		len(ar.Metrics.Requests) != len(fr.rows()) {
+		t.Errorf("archived report complete=%v (listing %+v), %d rows; want complete=%v, %d rows",
+			ar.Complete, meta, len(ar.Metrics.Requests), fr.rep.Complete, len(fr.rows()))
+	}
+	return fr, outcome
 }
 
 // archived returns the archive's copy of the report a run uploaded (the id

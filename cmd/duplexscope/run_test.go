@@ -151,6 +151,7 @@ func sampleOf(raw json.RawMessage) string {
 // entry, the first run's rows survive byte for byte, and replay of the wire
 // logs gives the rows of duplex_metrics.json.
 func TestRunResume(t *testing.T) {
+	t.Parallel()
 	_, ws := startSim(t)
 	out := filepath.Join(t.TempDir(), "out")
 	base := []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--concurrency", "2", "--settle", "500ms", "--progress=false"}
@@ -249,6 +250,7 @@ func TestRunResume(t *testing.T) {
 // TestRunUpload: --upload POSTs report.json to SERVER/api/reports with an
 // Idempotency-Key and prints the share URL; --run-id/--shard reach the report.
 func TestRunUpload(t *testing.T) {
+	t.Parallel()
 	_, ws := startSim(t)
 	var got []byte
 	var key string
@@ -312,6 +314,7 @@ func TestRunUpload(t *testing.T) {
 // TestRunLoadCurveAndProbe: --load-curve writes one level per N with the
 // joiner's TTFP; --probe writes one result per probe per session.
 func TestRunLoadCurveAndProbe(t *testing.T) {
+	t.Parallel()
 	_, ws := startSim(t)
 	dir := t.TempDir()
 	var so, se bytes.Buffer

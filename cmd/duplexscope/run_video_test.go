@@ -58,6 +58,7 @@ func makeOmniInteract(t *testing.T, durS float64) string {
 // vLLM's top-level keys and the reference session id, and the file imports
 // into a share page.
 func TestRunOmniInteractVideo(t *testing.T) {
+	t.Parallel()
 	const durS = 3.2
 	data := makeOmniInteract(t, durS)
 	simSrv, err := sim.New(nil)

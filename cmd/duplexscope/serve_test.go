@@ -324,6 +324,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 // mounted as serve mounts them); the server merges them into one run whose
 // run-level statistics are recomputed from the pooled per-response rows.
 func TestShardedRunUpload(t *testing.T) {
+	t.Parallel()
 	simSrv, err := sim.New(nil)
 	if err != nil {
 		t.Fatal(err)
