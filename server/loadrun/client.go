@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/duplexscope/duplexscope/metrics/loadcurve"
+	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server/apiclient"
 )
 
@@ -85,10 +85,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	return nil
 }
 
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
-
-// ValidRunID reports whether id may name a run ([A-Za-z0-9._-]{1,128}).
-func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
+// ValidRunID reports whether id may name a run: the archive's rule
+// (report.ValidRunID: 1–128 of [A-Za-z0-9._-], not starting with '.'), so
+// a run the hub accepts is one the archive stores.
+func ValidRunID(id string) bool { return report.ValidRunID(id) }
 
 // ParseShard reads "i/n" (1 ≤ i ≤ n ≤ MaxShards).
 func ParseShard(s string) (shard, shards int, err error) {

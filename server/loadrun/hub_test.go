@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/metrics/loadcurve"
+	"github.com/duplexscope/duplexscope/report"
 )
 
 // tc is the run capability the tests create their runs with.
@@ -340,5 +341,20 @@ func TestValidRunCap(t *testing.T) {
 		if got := ValidRunCap(tc.in); got != tc.want {
 			t.Errorf("ValidRunCap(%q) = %v, want %v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestValidRunIDIsTheArchives: the hub takes exactly the run ids the
+// archive stores (a load run named ".x" used to start and then fail to
+// archive).
+func TestValidRunIDIsTheArchives(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"a", "run-1.b_c", ".x", "", strings.Repeat("a", 128), strings.Repeat("a", 129), "a/b", "é"} {
+		if got, want := ValidRunID(id), report.ValidRunID(id); got != want {
+			t.Errorf("ValidRunID(%q) = %v, the archive says %v", id, got, want)
+		}
+	}
+	if ValidRunID(".x") {
+		t.Error(`ValidRunID(".x") = true: the archive refuses ids starting with "."`)
 	}
 }
