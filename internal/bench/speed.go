@@ -18,7 +18,7 @@ func SpeedGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 		sec.Err = err
 		return sec
 	}
-	c.logf("speed: go test -bench Baseline ./bench/")
+	c.logf("speed: go test -bench Baseline ./internal/bench/")
 	bl, _, err := runGoBench(ctx, c.Root, "./internal/bench/", "Baseline", c.BenchTime)
 	if err != nil {
 		sec.Err = err
