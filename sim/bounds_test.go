@@ -40,6 +40,12 @@ func TestParamBounds(t *testing.T) {
 		{"sim_ttfp_ms=-1", "sim_ttfp_ms"},
 		{"sim_ttfp_ms=1e9", "sim_ttfp_ms"},
 		{fmt.Sprintf("sim_ttfp_ms=%d", MaxTTFPMs), ""},
+		{"sim_packet_ms=9", "sim_packet_ms"},
+		{"sim_packet_ms=10001", "sim_packet_ms"},
+		{"sim_packet_ms=40.5", "sim_packet_ms"},
+		{"sim_packet_ms=NaN", "sim_packet_ms"},
+		{fmt.Sprintf("sim_packet_ms=%d", MinPacketMs), ""},
+		{fmt.Sprintf("sim_packet_ms=%d", MaxPacketMs), ""},
 		{"sim_turns_ms=" + turns, "sim_turns_ms"},
 		{"sim_turns_ms=99999999999", "sim_turns_ms"},
 	}

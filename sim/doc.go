@@ -23,7 +23,8 @@
 // Per-session websocket query parameters win over the flags: model,
 // sim_profile, sim_fault (comma list; empty = none), sim_event_names
 // (current|legacy), sim_seed, sim_rtf, sim_behavior (comma list),
-// sim_ttfp_ms and sim_response_ms (fixed overrides), sim_turns_ms (a fixed
+// sim_ttfp_ms and sim_response_ms (fixed overrides), sim_packet_ms (audio
+// per output delta), sim_turns_ms (a fixed
 // turn schedule, comma-separated input-clock ms, e.g. a dataset sample's
 // labelled turn ends). A bad value answers
 // the upgrade with HTTP 400 naming the parameter.
@@ -33,9 +34,9 @@
 // Parameters stay in realistic ranges, finite (NaN, ±Inf and out-of-range
 // values answer HTTP 400; flags and scenario files fail at start):
 // sim_rtf / --sim-rtf / rtf 0.05…10, sim_ttfp_ms 0…60 000,
-// sim_response_ms up to 300 000 (5 min), sim_turns_ms at most 10 000
-// entries; scenario draws are clamped to the same maxima, packet_ms is
-// 10…10 000. Audio packets are generated one at a time, so a session's
+// sim_response_ms up to 300 000 (5 min), sim_packet_ms and packet_ms
+// 10…10 000, sim_turns_ms at most 10 000 entries; scenario draws are
+// clamped to the same maxima. Audio packets are generated one at a time, so a session's
 // memory does not grow with its response length. At most
 // --sim-max-sessions (default 256) sessions are open at once; the next
 // gets HTTP 503 with the reason. A client frame may be at most

@@ -51,6 +51,8 @@ const (
 	MaxTTFPMs     = 60000  // sim_ttfp_ms and every TTFP/TTFT draw
 	MaxResponseMs = 300000 // sim_response_ms and every response_ms draw: 5 min of audio
 	MaxTurns      = 10000  // entries of sim_turns_ms / turns_ms
+	MinPacketMs   = 10     // sim_packet_ms and scenario packet_ms: audio per output delta
+	MaxPacketMs   = 10000
 	MaxInputMs    = 86400000
 	// DefaultMaxSessions is --sim-max-sessions' default.
 	DefaultMaxSessions = 256
@@ -211,6 +213,13 @@ func (o *Options) applyOverrides(cfg *sessionConfig, q url.Values) error {
 			return fmt.Errorf("sim: sim_response_ms %q: want a number above 0 and at most %d ms (%d min)", v, MaxResponseMs, MaxResponseMs/60000)
 		}
 		cfg.sc.ResponseMs = Fixed(ms)
+	}
+	if v := q.Get("sim_packet_ms"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < MinPacketMs || ms > MaxPacketMs {
+			return fmt.Errorf("sim: sim_packet_ms %q: want whole ms from %d to %d", v, MinPacketMs, MaxPacketMs)
+		}
+		cfg.sc.PacketMs = ms
 	}
 	if v := q.Get("sim_turns_ms"); v != "" {
 		turns, err := parseTurnsMs(v)

@@ -327,8 +327,8 @@ func (s *Scenario) Validate() error {
 		return fmt.Errorf("chunk_period_ms must be 10…60000")
 	case !(s.RTF >= MinRTF && s.RTF <= MaxRTF):
 		return fmt.Errorf("rtf must be %g…%g", MinRTF, MaxRTF)
-	case s.PacketMs < 10 || s.PacketMs > 10000:
-		return fmt.Errorf("packet_ms must be 10…10000")
+	case s.PacketMs < MinPacketMs || s.PacketMs > MaxPacketMs:
+		return fmt.Errorf("packet_ms must be %d…%d", MinPacketMs, MaxPacketMs)
 	case s.PeriodMs < 0 || s.PeriodMs > MaxInputMs:
 		return fmt.Errorf("period_ms must be 0…%d", MaxInputMs)
 	case s.BargeIn != "keep_talking" && s.BargeIn != "truncate":

@@ -409,6 +409,10 @@ func TestOptions(t *testing.T) {
 	if cfg, err := o.resolve(base, q); err != nil || !cmp.Equal(cfg.sc.TurnsMs, []int{1000, 2500}) {
 		t.Errorf("sim_turns_ms: %v %v", cfg, err)
 	}
+	q, _ = parseQuery("sim_packet_ms=40")
+	if cfg, err := o.resolve(base, q); err != nil || cfg.sc.PacketMs != 40 {
+		t.Errorf("sim_packet_ms=40: %v %v", cfg, err)
+	}
 	q, _ = parseQuery("sim_turns_ms=1000,x")
 	if _, err := o.resolve(base, q); err == nil {
 		t.Error("bad sim_turns_ms accepted")

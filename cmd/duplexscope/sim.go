@@ -25,8 +25,8 @@ Runs the protocol-faithful duplex simulator alone:
   GET http://ADDR/sim/sessions                ids of the sessions whose truth is kept (last 1000)
 
 Per-session websocket query parameters override the flags: sim_profile, sim_fault,
-sim_event_names, sim_seed, sim_rtf, sim_behavior, sim_ttfp_ms, sim_response_ms, sim_turns_ms,
-sim_video_frame_ms (cost of one video frame, --sim-video-frame-ms).
+sim_event_names, sim_seed, sim_rtf, sim_behavior, sim_ttfp_ms, sim_response_ms, sim_packet_ms,
+sim_turns_ms, sim_video_frame_ms (cost of one video frame, --sim-video-frame-ms).
 
 Profiles: minicpmo (default), personaplex, test, periodic. Faults and behaviours: go doc ./sim.
 

@@ -118,16 +118,30 @@ func CompareTruth(st map[string]*Stamps, truth Truth) Errors {
 }
 
 // FrameErrors pairs the wire log's received frames with the simulator's
-// emitted frames (one websocket keeps order, so the k-th received is the
-// k-th emitted) and returns, for each consecutive pair, the client receive
-// interval minus the true emit interval (ms): the receive-stamp error of
-// every server frame, not only of the few per-response instants. Pairing
-// stops at the end of either list; a frame whose type disagrees is an
-// error (the lists are not the same stream), never silently paired.
+// emitted frames (see FrameDelays) and returns, for each consecutive pair,
+// the client receive interval minus the true emit interval (ms): the
+// receive-stamp error of every server frame, not only of the few
+// per-response instants.
 func FrameErrors(events []trace.Event, truth []TruthEvent) ([]float64, error) {
+	delays, err := FrameDelays(events, truth)
+	var out []float64
+	for k := 1; k < len(delays); k++ {
+		out = append(out, delays[k]-delays[k-1])
+	}
+	return out, err
+}
+
+// FrameDelays pairs the wire log's received frames with the simulator's
+// emitted frames (one websocket keeps order, so the k-th received is the
+// k-th emitted) and returns, per frame, its client receive stamp minus its
+// true emit instant (ms). The two clocks have different origins, so only
+// the spread matters: a frame held back (a stalled thread stamping it late)
+// reads that much above the others. Pairing stops at the end of either
+// list; a frame whose type disagrees is an error (the lists are not the
+// same stream), never silently paired.
+func FrameDelays(events []trace.Event, truth []TruthEvent) ([]float64, error) {
 	var out []float64
 	k := 0
-	var prevC, prevT float64
 	for _, e := range events {
 		if e.Dir != trace.DirRecv {
 			continue
@@ -144,10 +158,7 @@ func FrameErrors(events []trace.Event, truth []TruthEvent) ([]float64, error) {
 		if ev.Type != truth[k].Type {
 			return out, fmt.Errorf("bench: received frame %d is %q, the simulator's frame %d is %q: the wire log and the truth are not the same stream", k, ev.Type, k, truth[k].Type)
 		}
-		if k > 0 {
-			out = append(out, (e.TMs-prevC)-(truth[k].TMs-prevT))
-		}
-		prevC, prevT = e.TMs, truth[k].TMs
+		out = append(out, e.TMs-truth[k].TMs)
 		k++
 	}
 	return out, nil

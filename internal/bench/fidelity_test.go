@@ -84,6 +84,13 @@ func TestFrameErrors(t *testing.T) {
 	if diff := cmp.Diff([]float64{1, 249.5, -250.5}, got); diff != "" {
 		t.Errorf("FrameErrors (-want +got):\n%s", diff)
 	}
+	delays, err := FrameDelays(events, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]float64{-4900, -4899, -4649.5, -4900}, delays); diff != "" {
+		t.Errorf("FrameDelays (-want +got):\n%s", diff)
+	}
 	truth[2].Type = "response.output_text.delta"
 	if _, err := FrameErrors(events, truth); err == nil {
 		t.Error("a type mismatch was paired; want an error")
