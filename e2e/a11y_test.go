@@ -34,6 +34,7 @@ const phoneWidth = 390
 //
 //	make wasm && go test -tags e2e -count=1 -run TestAccessibility ./e2e/
 func TestAccessibility(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 5*time.Minute)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#tab-live"))); err != nil {

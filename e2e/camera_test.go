@@ -17,6 +17,7 @@ import (
 // rides the next append; the report counts the frames sent, the simulator
 // received the same number, and the wire log keeps digests, not pictures.
 func TestCameraSession(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	const durS = 8
 	q := url.Values{"autostart": {"1"}, "duration_s": {strconv.Itoa(durS)}, "source": {"mic"}, "video": {"camera"}}
@@ -73,6 +74,7 @@ func TestCameraSession(t *testing.T) {
 // its frames ride the appends at OmniInteract's boundaries (frame k on the
 // first append with audio_end_ms ≥ (k+0.5)·1000), as the simulator saw them.
 func TestVideoDatasetSession(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "source": {"dataset:video"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)

@@ -50,6 +50,7 @@ func statusText(ctx context.Context) (text, phase string, err error) {
 // the failed session's error, the metrics of what arrived); a recoverable
 // one completes with its fallback and warning.
 func TestBrowserFaults(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 4*time.Minute)
 	cases := []struct {
 		fault string
@@ -208,6 +209,7 @@ type postRecord struct {
 // exactly one copy. The queued run is a
 // faulty (error_event) session, so what is delivered is a partial report.
 func TestPendingUploadLostAck(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	requireBuild(t)
 	s := startStack(t)
 	var loseAck atomic.Bool

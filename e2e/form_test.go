@@ -52,6 +52,7 @@ func pageReady(t *testing.T, ctx context.Context) {
 // list), and values the page will not run are errors on the page naming
 // the parameter and value — with autostart=1 nothing starts.
 func TestBrowserLinkShowsWhatRuns(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 2*time.Minute)
 
 	q := url.Values{"frame_ms": {"123"}, "profile": {"personaplex"}, "source": {"dataset:builtin"}}
@@ -115,6 +116,7 @@ func TestBrowserLinkShowsWhatRuns(t *testing.T) {
 // TestBrowserDatasetRunAsksNoMic: a dataset run never calls getUserMedia
 // (no microphone prompt); a mic run does (the counter works).
 func TestBrowserDatasetRunAsksNoMic(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	onNewDocument(t, ctx, gumWatch)
 	for _, tc := range []struct {
@@ -137,6 +139,7 @@ func TestBrowserDatasetRunAsksNoMic(t *testing.T) {
 // TestBrowserDialErrors: each cause of a failed connection gets its words
 // on the page, direct and through the server's proxy.
 func TestBrowserDialErrors(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	requireBuild(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -216,6 +219,7 @@ func TestBrowserDialErrors(t *testing.T) {
 // the share link appears once it is delivered; the kept copy then leaves
 // browser storage.
 func TestBrowserUploadRetriedNow(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailUploads.Store(true)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {"dataset:builtin"}, "url": {wsOf(s.URL) + "/v1/realtime?sim_profile=test"}}
@@ -264,6 +268,7 @@ func TestBrowserUploadRetriedNow(t *testing.T) {
 // to do, and one click on "Use the bundled clips instead" runs the test
 // with the bundled clips (no microphone).
 func TestBrowserMicDeniedOffersClips(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	// The browser's answer to a refused prompt (NotAllowedError): the test
 	// browser's fake media UI accepts every prompt, and overrides
@@ -318,6 +323,7 @@ func TestBrowserMicDeniedOffersClips(t *testing.T) {
 // that is not localhost has no microphone (nor audio worklets); the page
 // says it needs https or localhost instead of crashing.
 func TestBrowserMicNeedsSecurePage(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	requireBuild(t)
 	s := startStackWith(t, func(c *server.Config) { c.PublicHosts = []string{"insecure.test"} })
 	u, err := url.Parse(s.URL)

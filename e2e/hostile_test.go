@@ -78,6 +78,7 @@ func hostileReport(t *testing.T, p string) []byte {
 // TestHostileReportsRunNoScript (issue 10): share, compare and history pages
 // built from reports with script/HTML in every string field execute none of it.
 func TestHostileReportsRunNoScript(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	requireBuild(t)
 	s := startStack(t)
 	var ids []string

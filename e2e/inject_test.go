@@ -47,6 +47,7 @@ var pagePayloads = []string{
 // still reads the values (client side, as text), and the CSP blocks
 // nothing the page itself needs.
 func TestPageURLParamsRunNoScript(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	watchCSP(t, ctx)
 	params := []string{"url", "model", "source", "frame_ms", "profile", "behavior", "proxy", "autostart", "duration_s", "audible", "view", "probe_s", "transport", "demo", "levels", "join_s", "run_id", "shard", "watch"}

@@ -23,6 +23,7 @@ import (
 // uploaded with; the archive holds the labels and the share page shows
 // them.
 func TestShareBoxLabels(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	signInThroughForm(t, ctx, s)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
@@ -95,6 +96,7 @@ func TestShareBoxLabels(t *testing.T) {
 // and history lists it with the "incomplete" badge, next to a run that
 // worked.
 func TestFailedStartListed(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 2*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"4"}, "source": {"dataset:builtin"}, "url": {"ws://127.0.0.1:9/v1/realtime"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {

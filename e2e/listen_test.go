@@ -31,6 +31,7 @@ const laneExtents = `(function(id){
 //
 //	make wasm && go test -tags e2e -count=1 -run TestShareListenDatasetRun ./e2e/
 func TestShareListenDatasetRun(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 4*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"12"}, "source": {"dataset:builtin"}}
 	run := runPage(t, s, ctx, q, 3*time.Minute)

@@ -59,6 +59,7 @@ func loadPage(t *testing.T, s *stack, ctx context.Context, query url.Values, tim
 // and archives it; every session's TTFP is the simulator's truth (server
 // clock), and each level's p50/p99 is the nearest rank of those truths.
 func TestPageLoadCurve(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	start := time.Now()
 	// contended: every other open session adds 40 ms to a turn's TTFP (a
@@ -140,6 +141,7 @@ func wsURL(s *stack) string { return "ws" + strings.TrimPrefix(s.URL, "http") + 
 // and a third watches it: each level starts on both at once, the watcher
 // draws the pooled curve, and the archive merges the two shard reports.
 func TestPageLoadCurveShared(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	q := func(shard string) url.Values {
 		return url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0.6"}, "run_id": {"e2e-shared"}, "shard": {shard},

@@ -17,6 +17,7 @@ import (
 // keeps the report in browser storage and delivers it on the next visit
 // (same Idempotency-Key, so a retry can never store it twice).
 func TestFailedUploadIsRetried(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailUploads.Store(true)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}

@@ -46,6 +46,7 @@ func signInThroughForm(t *testing.T, ctx context.Context, s *stack) {
 // form, runs a short simulator session, and the page saves the report with
 // its wire log (through a capability minted for that one report).
 func TestTokenHolderSaves(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	signInThroughForm(t, ctx, s)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
@@ -63,6 +64,7 @@ func TestTokenHolderSaves(t *testing.T) {
 // (it says how to sign in and offers the JSON); after signing in through
 // the form the kept run reaches the archive.
 func TestSignInLaterKeepsRun(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {

@@ -248,6 +248,7 @@ func aroundMedian(xs []float64) []float64 {
 // /load keeps session_thread out of its links, and a half-given stall is
 // an error on the page, not a silent run.
 func TestStallParam(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	requireBuild(t)
 	s := startStack(t)
 	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))

@@ -28,6 +28,7 @@ const workerWatch = `window.__dsw={types:{},snaps:[]};(function(){var W=window.W
 // and end) and the decoded media — never the wire traffic itself — and
 // still draws every response.
 func TestWorkerPostsSnapshots(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	requireBuild(t)
 	s := startStack(t)
 	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
