@@ -68,29 +68,25 @@ func (c *connectPanel) targetFields(s Settings) []app.UI {
 				}
 			}
 		})),
-		fieldFor("in-profile", "Simulator profile (sim_profile)", "", app.Select().ID("in-profile").Body(
+		c.choice("in-profile", "Simulator profile (sim_profile)", func(s *Settings, v string) { s.Profile = v },
 			app.Option().Value("").Text("— none (server default) —").Selected(s.Profile == ""),
 			app.Range(SimProfiles).Slice(func(i int) app.UI {
 				return app.Option().Value(SimProfiles[i]).Text(SimProfiles[i]).Selected(s.Profile == SimProfiles[i])
 			}),
-		).OnChange(func(ctx app.Context, e app.Event) {
-			v := ctx.JSSrc().Get("value").String()
-			c.set(ctx, func(s *Settings) { s.Profile = v })
-		})),
-		fieldFor("in-frame", "Frame", "", app.Select().ID("in-frame").Body(app.Range(frameChoices(s.FrameMs)).Slice(func(i int) app.UI {
-			n := frameChoices(s.FrameMs)[i]
-			return app.Option().Value(strconv.Itoa(n)).Text(strconv.Itoa(n) + " ms").Selected(s.FrameMs == n)
-		})).OnChange(func(ctx app.Context, e app.Event) {
-			n, _ := strconv.Atoi(ctx.JSSrc().Get("value").String())
-			c.set(ctx, func(s *Settings) { s.FrameMs = n })
-		})),
+		),
+		c.choice("in-frame", "Frame", func(s *Settings, v string) { s.FrameMs, _ = strconv.Atoi(v) },
+			app.Range(frameChoices(s.FrameMs)).Slice(func(i int) app.UI {
+				n := frameChoices(s.FrameMs)[i]
+				return app.Option().Value(strconv.Itoa(n)).Text(strconv.Itoa(n) + " ms").Selected(s.FrameMs == n)
+			}),
+		),
 	}
 }
 
 // inputFields: what the run sends and for how long.
 func (c *connectPanel) inputFields(s Settings) []app.UI {
 	return []app.UI{
-		fieldFor("in-source", "Input", "", app.Select().ID("in-source").Body(
+		c.choice("in-source", "Input", func(s *Settings, v string) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" },
 			app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
 			app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
 			app.Option().Value("dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Selected(s.Source == "dataset:turntaking"),
@@ -99,24 +95,15 @@ func (c *connectPanel) inputFields(s Settings) []app.UI {
 				// A served dataset the panel does not list: shown as given.
 				return app.Option().Value(s.Source).Text("Dataset " + s.DatasetName()).Selected(true)
 			}),
-		).OnChange(func(ctx app.Context, e app.Event) {
-			v := ctx.JSSrc().Get("value").String()
-			c.set(ctx, func(s *Settings) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" })
-		})),
-		fieldFor("in-video", "Video", "", app.Select().ID("in-video").Body(
+		),
+		c.choice("in-video", "Video", func(s *Settings, v string) { s.Video = v },
 			app.Option().Value(VideoOff).Text("Off").Selected(s.Video != VideoCamera),
 			app.Option().Value(VideoCamera).Text("Camera (~1 fps JPEG)").Selected(s.Video == VideoCamera),
-		).OnChange(func(ctx app.Context, e app.Event) {
-			v := ctx.JSSrc().Get("value").String()
-			c.set(ctx, func(s *Settings) { s.Video = v })
-		})),
-		fieldFor("in-session-thread", "Session runs in", "", app.Select().ID("in-session-thread").Body(
+		),
+		c.choice("in-session-thread", "Session runs in", func(s *Settings, v string) { s.SessionThread = v },
 			app.Option().Value(SessionThreadWorker).Text("worker thread").Selected(s.SessionThread != SessionThreadMain),
 			app.Option().Value(SessionThreadMain).Text("page main thread (baseline)").Selected(s.SessionThread == SessionThreadMain),
-		).OnChange(func(ctx app.Context, e app.Event) {
-			v := ctx.JSSrc().Get("value").String()
-			c.set(ctx, func(s *Settings) { s.SessionThread = v })
-		})),
+		),
 		app.If(s.Video == VideoCamera, func() app.UI {
 			return app.Div().ID(CameraPreviewID).Class("ds-camera").Title("camera preview")
 		}),
@@ -223,4 +210,13 @@ func checkbox(id, label string, on bool, set func(app.Context, bool)) app.UI {
 		app.Input().ID(id).Type("checkbox").Checked(on).OnChange(func(ctx app.Context, e app.Event) { set(ctx, ctx.JSSrc().Get("checked").Bool()) }),
 		app.Text(" "+label),
 	)
+}
+
+// choice is a labelled select #id of options; a change sets the run's
+// settings with set(settings, the chosen value).
+func (c *connectPanel) choice(id, label string, set func(s *Settings, v string), options ...app.UI) app.UI {
+	return fieldFor(id, label, "", app.Select().ID(id).Body(options...).OnChange(func(ctx app.Context, e app.Event) {
+		v := ctx.JSSrc().Get("value").String()
+		c.set(ctx, func(s *Settings) { set(s, v) })
+	}))
 }

@@ -68,8 +68,11 @@ func (p *dashboardPage) start(ctx app.Context) {
 	ctx.NewActionWithValue(actionStart, p.settings)
 }
 
-func (p *dashboardPage) running() bool {
-	switch p.snap.Phase {
+func (p *dashboardPage) running() bool { return phaseBusy(p.snap.Phase) }
+
+// phaseBusy tells whether a run in phase is under way (its form is locked).
+func phaseBusy(phase string) bool {
+	switch phase {
 	case phaseConnecting, phaseStreaming, phaseFinishing, phaseSaving:
 		return true
 	}

@@ -60,13 +60,7 @@ func (p *loadPage) start(ctx app.Context) {
 	ctx.NewActionWithValue(actionLoadStart, p.settings)
 }
 
-func (p *loadPage) running() bool {
-	switch p.snap.Phase {
-	case phaseConnecting, phaseStreaming, phaseFinishing, phaseSaving:
-		return true
-	}
-	return false
-}
+func (p *loadPage) running() bool { return phaseBusy(p.snap.Phase) }
 
 func levelsText(l []int) string {
 	var s []string

@@ -153,13 +153,7 @@ func parseTarget(q url.Values, s *Settings, def Settings) []error {
 			s.Behavior = b
 		}
 	}
-	if v := q.Get("proxy"); v != "" {
-		if b, err := parseFlag("proxy", v); err != nil {
-			errs = append(errs, err)
-		} else {
-			s.Proxy = b
-		}
-	}
+	errs = flagParam(q, "proxy", &s.Proxy, errs)
 	return errs
 }
 
@@ -167,13 +161,7 @@ func parseTarget(q url.Values, s *Settings, def Settings) []error {
 // view, probe_s, video, transport, session_thread, the debug stall.
 func parseRunOptions(q url.Values, s *Settings) []error {
 	var errs []error
-	if v := q.Get("autostart"); v != "" {
-		if b, err := parseFlag("autostart", v); err != nil {
-			errs = append(errs, err)
-		} else {
-			s.Autostart = b
-		}
-	}
+	errs = flagParam(q, "autostart", &s.Autostart, errs)
 	if v := q.Get("duration_s"); v != "" {
 		d, err := strconv.ParseFloat(v, 64)
 		if err != nil || d < 0 || d != d {
@@ -182,13 +170,7 @@ func parseRunOptions(q url.Values, s *Settings) []error {
 			s.DurationS = d
 		}
 	}
-	if v := q.Get("audible"); v != "" {
-		if b, err := parseFlag("audible", v); err != nil {
-			errs = append(errs, err)
-		} else {
-			s.Audible = b
-		}
-	}
+	errs = flagParam(q, "audible", &s.Audible, errs)
 	if v := q.Get("view"); v != "" {
 		var ids []string
 		for _, t := range tabs {
@@ -282,6 +264,19 @@ func UnknownParams(q url.Values, known ...[]string) []error {
 	var errs []error
 	for _, k := range names {
 		errs = append(errs, fmt.Errorf("%s=%q: unknown parameter (known: %s)", k, q.Get(k), strings.Join(all, ", ")))
+	}
+	return errs
+}
+
+// flagParam sets *dst from the on/off parameter name when q has it, or
+// appends why its value is not one to errs.
+func flagParam(q url.Values, name string, dst *bool, errs []error) []error {
+	if v := q.Get(name); v != "" {
+		b, err := parseFlag(name, v)
+		if err != nil {
+			return append(errs, err)
+		}
+		*dst = b
 	}
 	return errs
 }
