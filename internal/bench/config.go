@@ -48,11 +48,13 @@ func FullConfig() Config {
 func QuickConfig() Config {
 	c := FullConfig()
 	c.Quick = true
-	c.Fidelity1, c.Fidelity16 = 7*time.Second, 4*time.Second
-	c.PacingNative, c.PacingBrowser, c.BrowserCoder = 5*time.Second, 7*time.Second, 7*time.Second
-	c.ThreadWorker, c.ThreadMain = 6*time.Second, 6*time.Second
+	// Long enough for one answer of the periodic profile (at 3 s of
+	// input) in every browser row, so each table gets a row to print.
+	c.Fidelity1, c.Fidelity16 = 5*time.Second, 4*time.Second
+	c.PacingNative, c.PacingBrowser, c.BrowserCoder = 5*time.Second, 4*time.Second, 4*time.Second
+	c.ThreadWorker, c.ThreadMain = 4*time.Second, 4*time.Second
 	c.CapacityStep, c.CapacitySteps = 4*time.Second, []int{16}
-	c.FPSWindow = 2 * time.Second
+	c.FPSWindow = 1 * time.Second
 	c.BenchTime, c.ArchiveBench = "1x", "1x"
 	return c
 }
