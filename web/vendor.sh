@@ -5,13 +5,12 @@
 set -euo pipefail
 ver="${1:-6.1.0}"
 here="$(cd "$(dirname "$0")" && pwd)"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-( cd "$tmp" && npm pack --silent "echarts@${ver}" >/dev/null && tar -xzf "echarts-${ver}.tgz" )
-cp "$tmp/package/dist/echarts.min.js" "$here/echarts.min.js"
-cp "$tmp/package/LICENSE" "$here/LICENSE"
-cp "$tmp/package/NOTICE" "$here/NOTICE"
-cp "$tmp/package/licenses/LICENSE-d3" "$here/LICENSE-d3"
+. "$(dirname "$0")/../scripts/npm-pack.sh"
+npm_pack echarts "$ver"
+cp "$pkg/dist/echarts.min.js" "$here/echarts.min.js"
+cp "$pkg/LICENSE" "$here/LICENSE"
+cp "$pkg/NOTICE" "$here/NOTICE"
+cp "$pkg/licenses/LICENSE-d3" "$here/LICENSE-d3"
 sum="$(sha256sum "$here/echarts.min.js" | cut -d' ' -f1)"
 cat > "$here/VERSIONS" <<V
 # Vendored third-party files in web/ (re-create with web/vendor.sh; \`make vendor\`).

@@ -6,12 +6,11 @@
 set -euo pipefail
 ver="${1:-4.14.1}"
 here="$(cd "$(dirname "$0")" && pwd)/testdata"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-( cd "$tmp" && npm pack --silent "axe-core@${ver}" >/dev/null && tar -xzf "axe-core-${ver}.tgz" )
-cp "$tmp/package/axe.min.js" "$here/axe.min.js"
-cp "$tmp/package/LICENSE" "$here/LICENSE"
-cp "$tmp/package/LICENSE-3RD-PARTY.txt" "$here/LICENSE-3RD-PARTY.txt"
+. "$(dirname "$0")/../../scripts/npm-pack.sh"
+npm_pack axe-core "$ver"
+cp "$pkg/axe.min.js" "$here/axe.min.js"
+cp "$pkg/LICENSE" "$here/LICENSE"
+cp "$pkg/LICENSE-3RD-PARTY.txt" "$here/LICENSE-3RD-PARTY.txt"
 sum="$(sha256sum "$here/axe.min.js" | cut -d' ' -f1)"
 cat > "$here/VERSIONS" <<V
 # Vendored third-party test data in internal/axe/testdata/ (re-create with internal/axe/vendor.sh; \`make vendor\`).
