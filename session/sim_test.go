@@ -51,22 +51,8 @@ func wsURL(ts *httptest.Server) string {
 	return "ws" + strings.TrimPrefix(ts.URL, "http") + "/v1/realtime"
 }
 
-// truth is GET /sim/sessions/{id}/truth (server-monotonic ms).
-type truth struct {
-	SessionID string `json:"session_id"`
-	Responses []struct {
-		ResponseID   string   `json:"response_id"`
-		CreatedMs    *float64 `json:"created_ms"`
-		FirstTextMs  *float64 `json:"first_text_ms"`
-		FirstAudioMs *float64 `json:"first_audio_ms"`
-		LastAudioMs  *float64 `json:"last_audio_ms"`
-		TTFTMs       *float64 `json:"ttft_ms"`
-		TTFPMs       *float64 `json:"ttfp_ms"`
-		TPOTMs       *float64 `json:"tpot_ms"`
-	} `json:"responses"`
-}
-
-func getTruth(t testing.TB, ts *httptest.Server, id string) truth {
+// getTruth is GET /sim/sessions/{id}/truth (server-monotonic ms).
+func getTruth(t testing.TB, ts *httptest.Server, id string) sim.Truth {
 	t.Helper()
 	resp, err := http.Get(ts.URL + "/sim/sessions/" + id + "/truth")
 	if err != nil {
@@ -76,7 +62,7 @@ func getTruth(t testing.TB, ts *httptest.Server, id string) truth {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("truth of %s: %s", id, resp.Status)
 	}
-	var tr truth
+	var tr sim.Truth
 	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
 		t.Fatal(err)
 	}
