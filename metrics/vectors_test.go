@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,10 +83,7 @@ func TestVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := out.MarshalJSON()
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := mustJSON(t, out)
 			if err := conformance.Compare(want, got); err != nil {
 				t.Errorf("%s: %v\ngot: %s", name, err, got)
 			}
@@ -157,8 +155,12 @@ func TestIncrementalEqualsBatch(t *testing.T) {
 	}
 }
 
-func mustJSON(t interface{ Fatal(...any) }, r metrics.SessionResult) []byte {
-	b, err := r.MarshalJSON()
+// mustJSON is v's exact encoding (t is a *testing.T or a *rapid.T).
+func mustJSON(t interface{ Fatal(...any) }, v json.Marshaler) []byte {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	b, err := v.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +181,7 @@ func TestScoreOutput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := out.MarshalJSON()
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, "json", append(b, '\n'))
+			golden.Check(t, "json", append(mustJSON(t, out), '\n'))
 		})
 	}
 }
