@@ -78,32 +78,22 @@ func receiveTimes(tr *trace.Session) map[string]*clientTimes {
 		if e.Dir != trace.DirRecv {
 			continue
 		}
-		var ev struct {
-			Type       string `json:"type"`
-			ResponseID string `json:"response_id"`
-			Response   struct {
-				ID string `json:"id"`
-			} `json:"response"`
-			Delta string `json:"delta"`
-		}
-		if json.Unmarshal(e.Event, &ev) != nil {
+		rx, ok := session.DecodeReceived(e.Event)
+		if !ok {
 			continue
 		}
-		id := ev.ResponseID
-		if id == "" {
-			id = ev.Response.ID
-		}
+		id := rx.ID // the session's identity rule
 		ct := out[id]
 		switch {
-		case ev.Type == "response.created" && ct == nil:
+		case rx.Type == "response.created" && ct == nil:
 			out[id] = &clientTimes{created: e.TMs, firstAudio: -1, lastAudio: -1, firstText: -1}
 		case ct == nil:
-		case ev.Type == "response.output_audio.delta" && ev.Delta != "":
+		case rx.Type == "response.output_audio.delta" && len(rx.PCM()) > 0:
 			if ct.firstAudio < 0 {
 				ct.firstAudio = e.TMs
 			}
 			ct.lastAudio = e.TMs
-		case strings.HasSuffix(ev.Type, "transcript.delta") && ev.Delta != "" && ct.firstText < 0:
+		case strings.HasSuffix(rx.Type, "transcript.delta") && rx.Text != "" && ct.firstText < 0:
 			ct.firstText = e.TMs
 		}
 	}
