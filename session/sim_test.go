@@ -29,17 +29,15 @@ import (
 
 var simSessions = flag.Int("sim.sessions", 16, "concurrent sessions in TestSimConcurrent")
 
-// startSim serves the simulator on 127.0.0.1 as `duplexscope serve` mounts it.
+// startSim serves the simulator on 127.0.0.1 (its handler serves exactly
+// sim.Routes(), the paths `duplexscope serve` mounts it on).
 func startSim(t testing.TB) *httptest.Server {
 	t.Helper()
 	s, err := sim.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/v1/realtime", s)
-	mux.Handle("/sim/", s)
-	ts := httptest.NewServer(mux)
+	ts := httptest.NewServer(s)
 	t.Cleanup(func() {
 		ts.Close()
 		s.Close()
