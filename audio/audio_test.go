@@ -16,6 +16,15 @@ func tone(f, amp float64, rate, n int) []float64 {
 	return x
 }
 
+// tone32 is tone as float32 samples.
+func tone32(f, amp float64, rate, n int) []float32 {
+	x := make([]float32, n)
+	for i, v := range tone(f, amp, rate, n) {
+		x[i] = float32(v)
+	}
+	return x
+}
+
 // amplitudeAt estimates the amplitude of the f Hz component of x (Goertzel
 // over a Hann window, normalised so a pure sine of amplitude A reads A).
 func amplitudeAt(x []float32, f float64, rate int) float64 {
@@ -135,10 +144,7 @@ func TestResampleMixesChannels(t *testing.T) {
 
 func TestResampleUp(t *testing.T) {
 	t.Parallel()
-	x := make([]float32, 16000)
-	for i, v := range tone(1000, 0.5, 16000, 16000) {
-		x[i] = float32(v)
-	}
+	x := tone32(1000, 0.5, 16000, 16000)
 	y := Resample(x, 16000, 24000)
 	if len(y) != 24000 {
 		t.Fatalf("len %d, want 24000", len(y))
@@ -324,10 +330,7 @@ func TestFrameArithmetic(t *testing.T) {
 
 func TestRMS(t *testing.T) {
 	t.Parallel()
-	x := make([]float32, 16000)
-	for i, v := range tone(1000, 0.5, 16000, 16000) {
-		x[i] = float32(v)
-	}
+	x := tone32(1000, 0.5, 16000, 16000)
 	if got, want := RMS(x), 0.5/math.Sqrt2; math.Abs(got-want) > 1e-4 {
 		t.Errorf("RMS = %g, want %g", got, want)
 	}
@@ -340,10 +343,7 @@ func TestRMS(t *testing.T) {
 }
 
 func BenchmarkResample44100to16000(b *testing.B) {
-	x := make([]float32, 44100)
-	for i, v := range tone(1000, 0.5, 44100, 44100) {
-		x[i] = float32(v)
-	}
+	x := tone32(1000, 0.5, 44100, 44100)
 	b.ResetTimer()
 	for range b.N {
 		Resample(x, 44100, 16000)

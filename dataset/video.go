@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,7 +81,7 @@ func LoadOmniInteract(root string, subsets []string, opts *Options) ([]Sample, e
 			Kind: KindOmniInteract, Record: rec})
 	}
 	for _, subset := range subsets {
-		if !contains(OmniInteractSubsets, subset) {
+		if !slices.Contains(OmniInteractSubsets, subset) {
 			return nil, fmt.Errorf("dataset %q: unsupported OmniInteract subset %q (want %s)", root, subset, strings.Join(OmniInteractSubsets, ", "))
 		}
 		dir := filepath.Join(data, subset)
@@ -140,15 +141,6 @@ func LoadOmniInteract(root string, subsets []string, opts *Options) ([]Sample, e
 		out = out[:opts.Limit]
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func isFile(p string) bool {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/trace"
@@ -46,15 +45,11 @@ func BenchmarkSnapshot(b *testing.B) {
 			for _, ev := range s.Events {
 				a.Add(ev)
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			c0 := cpuTime()
-			for b.Loop() {
+			loopCPU(b, func() {
 				if res := a.Snapshot(); len(res.Rows) != n {
 					b.Fatalf("%d rows", len(res.Rows))
 				}
-			}
-			reportCPU(b, c0)
+			})
 		})
 	}
 }
@@ -64,14 +59,11 @@ func BenchmarkSnapshot(b *testing.B) {
 // figure is the metric work, not base64 scanning).
 func BenchmarkScoreSession10k(b *testing.B) {
 	s := benchSession(10000, 3)
-	b.ReportAllocs()
-	c0 := cpuTime()
-	for b.Loop() {
+	loopCPU(b, func() {
 		if res := metrics.ScoreSession(s); len(res.Rows) != 10000 {
 			b.Fatal(len(res.Rows))
 		}
-	}
-	reportCPU(b, c0)
+	})
 }
 
 // BenchmarkBuildReport10k is the run level: 100 sessions × 100 responses →
@@ -85,23 +77,15 @@ func BenchmarkBuildReport10k(b *testing.B) {
 		results[i] = metrics.ScoreSession(s)
 	}
 	b.Run("build", func(b *testing.B) {
-		b.ReportAllocs()
-		c0 := cpuTime()
-		for b.Loop() {
+		loopCPU(b, func() {
 			if r := metrics.BuildReport(results); len(r.Requests) != 10000 {
 				b.Fatal(len(r.Requests))
 			}
-		}
-		reportCPU(b, c0)
+		})
 	})
 	r := metrics.BuildReport(results)
 	b.Run("file", func(b *testing.B) {
-		b.ReportAllocs()
-		c0 := cpuTime()
-		for b.Loop() {
-			_ = r.File()
-		}
-		reportCPU(b, c0)
+		loopCPU(b, func() { _ = r.File() })
 	})
 }
 
@@ -110,13 +94,11 @@ func BenchmarkBuildReport10k(b *testing.B) {
 // packet = 6 400 base64 characters).
 func BenchmarkAdd(b *testing.B) {
 	s := benchSession(2000, 4800)
-	b.ReportAllocs()
 	b.SetBytes(int64(len(s.Events[2].Event)))
 	var a metrics.Accumulator
 	a.SetMeta(s.Session)
 	i := 0
-	c0 := cpuTime()
-	for b.Loop() {
+	loopCPU(b, func() {
 		if i == len(s.Events) {
 			a = metrics.Accumulator{}
 			a.SetMeta(s.Session)
@@ -124,13 +106,17 @@ func BenchmarkAdd(b *testing.B) {
 		}
 		a.Add(s.Events[i])
 		i++
-	}
-	reportCPU(b, c0)
+	})
 }
 
-// reportCPU adds cpu-ns/op: process CPU time (all goroutines, GC included)
-// since c0 divided by b.N.
-func reportCPU(b *testing.B, c0 time.Duration) {
+// loopCPU runs op in b.Loop, reporting allocations and cpu-ns/op: process
+// CPU time (all goroutines, GC included) per op.
+func loopCPU(b *testing.B, op func()) {
+	b.ReportAllocs()
+	c0 := cpuTime()
+	for b.Loop() {
+		op()
+	}
 	if c := cpuTime(); c > 0 {
 		b.ReportMetric(float64(c-c0)/float64(b.N), "cpu-ns/op")
 	}

@@ -390,10 +390,7 @@ func TestNonFiniteTokens(t *testing.T) {
 	if !slices.Equal(paths, wantPaths) {
 		t.Errorf("Finite paths = %q, want %q", paths, wantPaths)
 	}
-	b, err := clean.(metrics.Object).MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustJSON(t, clean.(metrics.Object))
 	want := `{"kind":"session","request_metrics":[{"session_id":null,"request_index":0,"response_id":"r1","source":"client_monotonic_receive","measurement_origin":{"ttft":"response.created client receive to first non-empty text delta","ttfp":"response.created client receive to first audio packet","tpot":"Stage-0 engine mean time per output token","rtf":"response.created client receive to last audio packet divided by emitted audio duration","client_ttft":"response.created client receive to first non-empty text delta; includes server prompt preparation and engine submission when they follow response creation, as in Qwen3-Omni","client_ttfp":"response.created client receive to first audio packet; includes server prompt preparation and engine submission when they follow response creation, as in Qwen3-Omni"},"ttft_ms":null,"ttfp_ms":100.0,"audio_generation_ms":100.0,"audio_duration_ms":0.062,"tpot_ms":null,"rtf":1612.903226,"client_ttft_ms":null,"client_ttfp_ms":100.0,"stage0_tokens":{"source":"engine_stage_metrics","output_token_count":2,"ttft_ms":null,"tpot_ms":null,"itls_ms":[null,1.0],"inter_token_interval_ms":{"count":1,"mean":1.0,"p50":1.0,"p95":1.0,"max":1.0}}}],"session_metrics":{"session_id":null,"audio_turn_count":1,"ttft_ms":null,"ttfp_ms":{"count":1,"mean":100.0,"p50":100.0,"p99":100.0},"rtf":{"count":1,"mean":1612.903226,"p50":1612.903226,"p99":1612.903226},"client_ttfp_ms":{"count":1,"mean":100.0,"p50":100.0,"p99":100.0},"stream_ttft_ms":null,"stream_ttfp_ms":1100.0,"stream_rtf":17741.935484,"stream_audio_generation_ms":1100.0,"stream_audio_duration_ms":0.062,"stream_measurement_origin":{"ttft":"input stream start to first non-empty text delta","ttfp":"input stream start to first audio packet","rtf":"input stream start-to-last-audio receive time divided by total emitted audio duration; includes concurrent realtime input"}},"output_tokens":2}`
 	if err := conformance.Compare([]byte(want), b); err != nil {
 		t.Errorf("%v\n%s", err, b)

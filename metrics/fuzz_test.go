@@ -123,9 +123,5 @@ func checkStrictOrRefused(t *testing.T, out metrics.Object) {
 func finiteJSON(t *testing.T, v metrics.Object) []byte {
 	t.Helper()
 	clean, _ := metrics.Finite(v)
-	b, err := clean.(metrics.Object).MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return mustJSON(t, clean.(metrics.Object))
 }

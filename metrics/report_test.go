@@ -21,15 +21,6 @@ func mustObj(t *testing.T, s string) metrics.Object {
 	return o
 }
 
-func reportJSON(t *testing.T, r metrics.Report) []byte {
-	t.Helper()
-	b, err := r.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestFlattenedKeys is the reference unit test of docs/metrics.md#pooled-per-response-keys.
 func TestFlattenedKeys(t *testing.T) {
 	t.Parallel()
@@ -40,14 +31,14 @@ func TestFlattenedKeys(t *testing.T) {
 		mustObj(t, `{"ttft_ms": 50, "client_ttft_ms": 500}`),
 		mustObj(t, `{"ttft_ms": null, "client_ttft_ms": "NaN", "ttfp_ms": true}`),
 	}
-	checkPaths(t, reportJSON(t, metrics.NewReport(rows, nil)), map[string]string{
+	checkPaths(t, mustJSON(t, metrics.NewReport(rows, nil)), map[string]string{
 		"num_duplex_response_ttft_ms_samples": `4`, "mean_duplex_response_ttft_ms": `20.0`,
 		"median_duplex_response_ttft_ms": `10.0`, "p99_duplex_response_ttft_ms": `50.0`,
 		"num_duplex_client_ttft_ms_samples": `4`, "mean_duplex_client_ttft_ms": `200.0`,
 		"median_duplex_client_ttft_ms": `100.0`, "p99_duplex_client_ttft_ms": `500.0`,
 		"num_duplex_response_ttfp_ms_samples": absent, "duplex_stream_ttft_ms": absent,
 	})
-	if got := string(reportJSON(t, metrics.NewReport(nil, nil))); got != `{"duplex_request_metrics":[],"duplex_session_metrics":[]}` {
+	if got := string(mustJSON(t, metrics.NewReport(nil, nil))); got != `{"duplex_request_metrics":[],"duplex_session_metrics":[]}` {
 		t.Errorf("empty report = %s", got)
 	}
 }
@@ -90,7 +81,7 @@ func TestMerge(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			checkPaths(t, reportJSON(t, metrics.Merge(existing, tc.requests, tc.sess)), tc.want)
+			checkPaths(t, mustJSON(t, metrics.Merge(existing, tc.requests, tc.sess)), tc.want)
 		})
 	}
 }
@@ -115,7 +106,7 @@ func TestParseReport(t *testing.T) {
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("ParseReport(%s) = %v, want error containing %q", tc.in, err, tc.wantErr)
 		case err == nil:
-			if got := string(reportJSON(t, *r)); got != `{"duplex_request_metrics":[],"duplex_session_metrics":[]}` {
+			if got := string(mustJSON(t, *r)); got != `{"duplex_request_metrics":[],"duplex_session_metrics":[]}` {
 				t.Errorf("stale keys not dropped: %s", got)
 			}
 		}
@@ -195,7 +186,7 @@ func TestReportKeyOrder(t *testing.T) {
 		t.Errorf("report keys %s", got)
 	}
 	// the worked session's values.
-	checkPaths(t, reportJSON(t, rep), map[string]string{
+	checkPaths(t, mustJSON(t, rep), map[string]string{
 		"duplex_request_metrics[0].ttft_ms": `312.5`, "duplex_request_metrics[0].audio_generation_ms": `1050.0`,
 		"duplex_request_metrics[0].rtf": `0.525`, "duplex_request_metrics[1].ttft_ms": `450.0`,
 		"duplex_request_metrics[1].rtf": `0.9`, "duplex_request_metrics[2]": absent,

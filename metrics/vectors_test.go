@@ -71,9 +71,9 @@ func readVector(t testing.TB, name string) (trace.Document, []byte) {
 	return doc, want
 }
 
-// TestVectors checks every golden vector at the README's tolerance.
-func TestVectors(t *testing.T) {
-	t.Parallel()
+// scoreVectors runs check on our `score` output (got) and the reference's
+// (want) for every vector, each in a parallel subtest.
+func scoreVectors(t *testing.T, check func(t *testing.T, name string, got, want []byte)) {
 	for _, name := range vectorNames(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -82,15 +82,19 @@ func TestVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := out.MarshalJSON()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := conformance.Compare(want, got); err != nil {
-				t.Errorf("%s: %v\ngot: %s", name, err, got)
-			}
+			check(t, name, mustJSON(t, out), want)
 		})
 	}
+}
+
+// TestVectors checks every golden vector at the README's tolerance.
+func TestVectors(t *testing.T) {
+	t.Parallel()
+	scoreVectors(t, func(t *testing.T, name string, got, want []byte) {
+		if err := conformance.Compare(want, got); err != nil {
+			t.Errorf("%s: %v\ngot: %s", name, err, got)
+		}
+	})
 }
 
 // sessionsOf returns every scored session of a document (a session trace,
@@ -157,8 +161,12 @@ func TestIncrementalEqualsBatch(t *testing.T) {
 	}
 }
 
-func mustJSON(t interface{ Fatal(...any) }, r metrics.SessionResult) []byte {
-	b, err := r.MarshalJSON()
+// mustJSON is v's exact encoding (t is a *testing.T or a *rapid.T).
+func mustJSON(t interface{ Fatal(...any) }, v interface{ MarshalJSON() ([]byte, error) }) []byte {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+	b, err := v.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,19 +179,7 @@ func mustJSON(t interface{ Fatal(...any) }, r metrics.SessionResult) []byte {
 // byte for byte. Rewritten with -update.
 func TestScoreOutput(t *testing.T) {
 	t.Parallel()
-	for _, name := range vectorNames(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			doc, _ := readVector(t, name)
-			out, err := metrics.Score(doc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := out.MarshalJSON()
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden.Check(t, "json", append(b, '\n'))
-		})
-	}
+	scoreVectors(t, func(t *testing.T, _ string, got, _ []byte) {
+		golden.Check(t, "json", append(got, '\n'))
+	})
 }

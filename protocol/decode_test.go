@@ -50,10 +50,7 @@ func TestDecodeOK(t *testing.T) {
 	for name, in := range readCases(t, "ok") {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ev, err := Decode(in)
-			if err != nil {
-				t.Fatalf("Decode: %v", err)
-			}
+			ev := mustDecode(t, in)
 			if _, ok := ev.(*Unknown); ok {
 				t.Fatalf("Decode gave *Unknown for a known type %q", ev.EventType())
 			}
@@ -80,10 +77,7 @@ func TestDecodeUnknown(t *testing.T) {
 	for name, in := range readCases(t, "unknown-type") {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ev, err := Decode(in)
-			if err != nil {
-				t.Fatalf("Decode: %v", err)
-			}
+			ev := mustDecode(t, in)
 			u, ok := ev.(*Unknown)
 			if !ok {
 				t.Fatalf("got %T, want *Unknown", ev)
@@ -107,10 +101,7 @@ func TestDecodeUnknownFields(t *testing.T) {
 	t.Parallel()
 	in := []byte(`{"type":"response.output_audio.delta","response_id":"r1","delta":"AAAA","x_top":[1,2],` +
 		`"metadata":{"audio_duration_ms":100,"x_meta":true,"vllm_omni":{"x_v":"s","stage_metrics":{"0":{"num_tokens_out":3,"x_s":1}}}}}`)
-	ev, err := Decode(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := mustDecode(t, in)
 	d := ev.(*AudioDelta)
 	if string(d.Extra["x_top"]) != "[1,2]" || string(d.Metadata.Extra["x_meta"]) != "true" ||
 		string(d.Metadata.VLLMOmni.Extra["x_v"]) != `"s"` || string(d.Metadata.VLLMOmni.StageMetrics["0"].Extra["x_s"]) != "1" {
@@ -175,10 +166,7 @@ func TestTruncatedAudio(t *testing.T) {
 	for name, in := range readCases(t, "truncated-audio") {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ev, err := Decode(in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ev := mustDecode(t, in)
 			d, ok := ev.(*AudioDelta)
 			if !ok {
 				t.Fatalf("got %T", ev)
@@ -230,11 +218,8 @@ func TestValidate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
 			t.Parallel()
-			ev, err := Decode([]byte(tc.in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = ev.Validate()
+			ev := mustDecode(t, tc.in)
+			err := ev.Validate()
 			if tc.wantField == "" {
 				if err != nil {
 					t.Errorf("Validate: %v", err)
@@ -299,10 +284,7 @@ func TestSeq(t *testing.T) {
 		{`{"type":"response.done"}`, 0, false},
 	}
 	for _, tc := range tests {
-		ev, err := Decode([]byte(tc.in))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ev := mustDecode(t, tc.in)
 		got, ok := ev.(*ResponseDone).Seq()
 		if got != tc.want || ok != tc.wantOK {
 			t.Errorf("%s: Seq = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.wantOK)
@@ -324,10 +306,7 @@ func TestErrorShapes(t *testing.T) {
 		{`{"type":"error","code":"y"}`, "y", `{"type":"error","code":"y"}`, ""},
 	}
 	for _, tc := range tests {
-		ev, err := Decode([]byte(tc.in))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ev := mustDecode(t, tc.in)
 		e := ev.(*ErrorEvent)
 		if e.ErrorCode() != tc.code || e.ErrorMessage() != tc.msg || e.ClientEventID() != tc.eventID {
 			t.Errorf("%s: got (%q, %q, %q)", tc.in, e.ErrorCode(), e.ErrorMessage(), e.ClientEventID())

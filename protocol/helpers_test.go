@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func mustDecode(t *testing.T, s string) Event {
+func mustDecode[S ~string | ~[]byte](t *testing.T, s S) Event {
 	t.Helper()
 	ev, err := Decode([]byte(s))
 	if err != nil {

@@ -95,19 +95,14 @@ func (f *fakeServer) emit(v any) {
 	f.emitRaw(b)
 }
 
-func (f *fakeServer) emitRaw(b []byte) {
-	f.mu.Lock()
-	f.out = append(f.out, b)
-	f.mu.Unlock()
-	select {
-	case f.wake <- struct{}{}:
-	default:
-	}
-}
+func (f *fakeServer) emitRaw(b []byte) { f.update(func() { f.out = append(f.out, b) }) }
 
-func (f *fakeServer) dropNow() {
+func (f *fakeServer) dropNow() { f.update(func() { f.drop = true }) }
+
+// update changes the server's state under its lock and wakes its reader.
+func (f *fakeServer) update(change func()) {
 	f.mu.Lock()
-	f.drop = true
+	change()
 	f.mu.Unlock()
 	select {
 	case f.wake <- struct{}{}:
@@ -172,13 +167,7 @@ func (f *fakeServer) Read(ctx context.Context) (Message, error) {
 }
 
 func (f *fakeServer) Close(int, string) error {
-	f.mu.Lock()
-	f.closed = true
-	f.mu.Unlock()
-	select {
-	case f.wake <- struct{}{}:
-	default:
-	}
+	f.update(func() { f.closed = true })
 	return nil
 }
 

@@ -368,7 +368,8 @@ func TestFailures(t *testing.T) {
 	cases := []struct {
 		name      string
 		onCommit  func(fs *fakeServer)
-		check     func(t *testing.T, err error)
+		check     func(err error) bool
+		want      string // what check accepts, for the failure message
 		wantError bool
 	}{
 		{
@@ -376,12 +377,8 @@ func TestFailures(t *testing.T) {
 			onCommit: func(fs *fakeServer) {
 				fs.emit(map[string]any{"type": "error", "error": map[string]any{"code": "engine_error", "type": "server_error", "message": "boom"}})
 			},
-			check: func(t *testing.T, err error) {
-				var se *ServerError
-				if !errors.As(err, &se) || se.Code != "engine_error" {
-					t.Errorf("err = %v, want *ServerError engine_error", err)
-				}
-			},
+			check:     errorAs(func(se *ServerError) bool { return se.Code == "engine_error" }),
+			want:      "*ServerError engine_error",
 			wantError: true,
 		},
 		{
@@ -389,12 +386,8 @@ func TestFailures(t *testing.T) {
 			onCommit: func(fs *fakeServer) {
 				fs.emit(map[string]any{"type": "error", "error": "bad thing", "code": "bad_event"})
 			},
-			check: func(t *testing.T, err error) {
-				var se *ServerError
-				if !errors.As(err, &se) || se.Code != "bad_event" || se.Message != "bad thing" {
-					t.Errorf("err = %v, want *ServerError bad_event", err)
-				}
-			},
+			check:     errorAs(func(se *ServerError) bool { return se.Code == "bad_event" && se.Message == "bad thing" }),
+			want:      "*ServerError bad_event",
 			wantError: true,
 		},
 		{
@@ -403,33 +396,23 @@ func TestFailures(t *testing.T) {
 				fs.emit(map[string]any{"type": "error", "error": map[string]any{"code": "playback_ack_too_late", "message": "late"}})
 				happyScript(1000)(fs, map[string]any{"type": "input_audio_buffer.commit"})
 			},
-			check: func(t *testing.T, err error) {
-				if err != nil {
-					t.Errorf("err = %v, want nil", err)
-				}
-			},
+			check: func(err error) bool { return err == nil },
+			want:  "nil",
 		},
 		{
 			name: "unexpected close",
 			onCommit: func(fs *fakeServer) {
 				fs.emit(map[string]any{"type": "session.closed", "event": map[string]any{"reason": "lease_lost"}})
 			},
-			check: func(t *testing.T, err error) {
-				var ue *UnexpectedCloseError
-				if !errors.As(err, &ue) || ue.Reason != "lease_lost" {
-					t.Errorf("err = %v, want *UnexpectedCloseError lease_lost", err)
-				}
-			},
+			check:     errorAs(func(ue *UnexpectedCloseError) bool { return ue.Reason == "lease_lost" }),
+			want:      "*UnexpectedCloseError lease_lost",
 			wantError: true,
 		},
 		{
-			name:     "transport drop",
-			onCommit: func(fs *fakeServer) { fs.dropNow() },
-			check: func(t *testing.T, err error) {
-				if !errors.Is(err, ErrTransportDropped) {
-					t.Errorf("err = %v, want ErrTransportDropped", err)
-				}
-			},
+			name:      "transport drop",
+			onCommit:  func(fs *fakeServer) { fs.dropNow() },
+			check:     func(err error) bool { return errors.Is(err, ErrTransportDropped) },
+			want:      "ErrTransportDropped",
 			wantError: true,
 		},
 		{
@@ -438,12 +421,8 @@ func TestFailures(t *testing.T) {
 				fs.emit(map[string]any{"type": "response.created", "response": map[string]any{"id": "r9"}})
 				fs.emit(map[string]any{"type": "response.done", "response": map[string]any{"id": "r9", "status": "failed"}})
 			},
-			check: func(t *testing.T, err error) {
-				var fe *ResponseFailedError
-				if !errors.As(err, &fe) || fe.ResponseID != "r9" {
-					t.Errorf("err = %v, want *ResponseFailedError r9", err)
-				}
-			},
+			check:     errorAs(func(fe *ResponseFailedError) bool { return fe.ResponseID == "r9" }),
+			want:      "*ResponseFailedError r9",
 			wantError: true,
 		},
 	}
@@ -461,7 +440,9 @@ func TestFailures(t *testing.T) {
 				base(fs, ev)
 			})
 			res, err := runFake(c, srv, &Config{URL: "ws://127.0.0.1:1", Clock: c, Dialer: srv.dialer(), CompletionTimeout: time.Minute}, make([]byte, 16000))
-			tc.check(t, err)
+			if !tc.check(err) {
+				t.Errorf("err = %v, want %s", err, tc.want)
+			}
 			if res == nil {
 				t.Fatal("nil Result")
 			}
@@ -479,6 +460,14 @@ func TestFailures(t *testing.T) {
 				t.Error("tolerated error not recorded in warnings")
 			}
 		})
+	}
+}
+
+// errorAs reports whether an error in err's chain has type E and passes ok.
+func errorAs[E error](ok func(E) bool) func(error) bool {
+	return func(err error) bool {
+		var e E
+		return errors.As(err, &e) && ok(e)
 	}
 }
 

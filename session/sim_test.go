@@ -29,17 +29,15 @@ import (
 
 var simSessions = flag.Int("sim.sessions", 16, "concurrent sessions in TestSimConcurrent")
 
-// startSim serves the simulator on 127.0.0.1 as `duplexscope serve` mounts it.
+// startSim serves the simulator on 127.0.0.1 (its handler serves exactly
+// sim.Routes(), the paths `duplexscope serve` mounts it on).
 func startSim(t testing.TB) *httptest.Server {
 	t.Helper()
 	s, err := sim.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/v1/realtime", s)
-	mux.Handle("/sim/", s)
-	ts := httptest.NewServer(mux)
+	ts := httptest.NewServer(s)
 	t.Cleanup(func() {
 		ts.Close()
 		s.Close()
@@ -51,22 +49,8 @@ func wsURL(ts *httptest.Server) string {
 	return "ws" + strings.TrimPrefix(ts.URL, "http") + "/v1/realtime"
 }
 
-// truth is GET /sim/sessions/{id}/truth (server-monotonic ms).
-type truth struct {
-	SessionID string `json:"session_id"`
-	Responses []struct {
-		ResponseID   string   `json:"response_id"`
-		CreatedMs    *float64 `json:"created_ms"`
-		FirstTextMs  *float64 `json:"first_text_ms"`
-		FirstAudioMs *float64 `json:"first_audio_ms"`
-		LastAudioMs  *float64 `json:"last_audio_ms"`
-		TTFTMs       *float64 `json:"ttft_ms"`
-		TTFPMs       *float64 `json:"ttfp_ms"`
-		TPOTMs       *float64 `json:"tpot_ms"`
-	} `json:"responses"`
-}
-
-func getTruth(t testing.TB, ts *httptest.Server, id string) truth {
+// getTruth is GET /sim/sessions/{id}/truth (server-monotonic ms).
+func getTruth(t testing.TB, ts *httptest.Server, id string) sim.Truth {
 	t.Helper()
 	resp, err := http.Get(ts.URL + "/sim/sessions/" + id + "/truth")
 	if err != nil {
@@ -76,7 +60,7 @@ func getTruth(t testing.TB, ts *httptest.Server, id string) truth {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("truth of %s: %s", id, resp.Status)
 	}
-	var tr truth
+	var tr sim.Truth
 	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil {
 		t.Fatal(err)
 	}
@@ -92,32 +76,22 @@ func receiveTimes(tr *trace.Session) map[string]*clientTimes {
 		if e.Dir != trace.DirRecv {
 			continue
 		}
-		var ev struct {
-			Type       string `json:"type"`
-			ResponseID string `json:"response_id"`
-			Response   struct {
-				ID string `json:"id"`
-			} `json:"response"`
-			Delta string `json:"delta"`
-		}
-		if json.Unmarshal(e.Event, &ev) != nil {
+		rx, ok := session.DecodeReceived(e.Event)
+		if !ok {
 			continue
 		}
-		id := ev.ResponseID
-		if id == "" {
-			id = ev.Response.ID
-		}
+		id := rx.ID // the session's identity rule
 		ct := out[id]
 		switch {
-		case ev.Type == "response.created" && ct == nil:
+		case rx.Type == "response.created" && ct == nil:
 			out[id] = &clientTimes{created: e.TMs, firstAudio: -1, lastAudio: -1, firstText: -1}
 		case ct == nil:
-		case ev.Type == "response.output_audio.delta" && ev.Delta != "":
+		case rx.Type == "response.output_audio.delta" && len(rx.PCM()) > 0:
 			if ct.firstAudio < 0 {
 				ct.firstAudio = e.TMs
 			}
 			ct.lastAudio = e.TMs
-		case strings.HasSuffix(ev.Type, "transcript.delta") && ev.Delta != "" && ct.firstText < 0:
+		case strings.HasSuffix(rx.Type, "transcript.delta") && rx.Text != "" && ct.firstText < 0:
 			ct.firstText = e.TMs
 		}
 	}

@@ -2,22 +2,13 @@ package session
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"time"
 
 	"github.com/duplexscope/duplexscope/protocol"
 )
-
-// newEventID returns "evt_<32 hex>", as the reference client stamps.
-func newEventID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return "evt_" + hex.EncodeToString(b[:])
-}
 
 // inbound is the part of a server event the session reads, in one JSON
 // pass: its state machine's fields and the observers' Received. The wire
@@ -231,7 +222,7 @@ func ptr[T any](v T) *T { return &v }
 // benchmark clients' floor rule and both format keys are sent (docs/protocol.md#audio-append).
 func appendEvent(chunk []byte, endBytes int) *protocol.InputAudioBufferAppend {
 	return &protocol.InputAudioBufferAppend{
-		Header:           protocol.Header{Type: protocol.TypeInputAudioBufferAppend, EventID: newEventID()},
+		Header:           protocol.Header{Type: protocol.TypeInputAudioBufferAppend, EventID: protocol.NewEventID()},
 		Audio:            base64.StdEncoding.EncodeToString(chunk),
 		InputAudioFormat: "pcm16",
 		Format:           "pcm16",
@@ -243,7 +234,7 @@ func appendEvent(chunk []byte, endBytes int) *protocol.InputAudioBufferAppend {
 
 func commitEvent() *protocol.InputAudioBufferCommit {
 	return &protocol.InputAudioBufferCommit{
-		Header: protocol.Header{Type: protocol.TypeInputAudioBufferCommit, EventID: newEventID()},
+		Header: protocol.Header{Type: protocol.TypeInputAudioBufferCommit, EventID: protocol.NewEventID()},
 		Final:  ptr(true),
 	}
 }
@@ -251,7 +242,7 @@ func commitEvent() *protocol.InputAudioBufferCommit {
 func ackEvent(responseID string, playedMs int) *protocol.PlaybackAck {
 	v := float64(playedMs)
 	return &protocol.PlaybackAck{
-		Header:      protocol.Header{Type: protocol.TypePlaybackAck, EventID: newEventID()},
+		Header:      protocol.Header{Type: protocol.TypePlaybackAck, EventID: protocol.NewEventID()},
 		ResponseID:  responseID,
 		ItemID:      "item_" + responseID,
 		PlayedMs:    &v,
@@ -260,7 +251,7 @@ func ackEvent(responseID string, playedMs int) *protocol.PlaybackAck {
 }
 
 func closeEvent() *protocol.SimpleClientEvent {
-	return &protocol.SimpleClientEvent{Header: protocol.Header{Type: protocol.TypeSessionClose, EventID: newEventID()}}
+	return &protocol.SimpleClientEvent{Header: protocol.Header{Type: protocol.TypeSessionClose, EventID: protocol.NewEventID()}}
 }
 
 // sessionUpdate builds the benchmark-style session.update
@@ -305,7 +296,7 @@ func sessionUpdate(cfg *Config) *protocol.SessionUpdate {
 		cfg.Customize(sc)
 	}
 	return &protocol.SessionUpdate{
-		Header:  protocol.Header{Type: protocol.TypeSessionUpdate, EventID: newEventID()},
+		Header:  protocol.Header{Type: protocol.TypeSessionUpdate, EventID: protocol.NewEventID()},
 		Session: sc,
 	}
 }

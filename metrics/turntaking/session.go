@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/duplexscope/duplexscope/trace"
@@ -198,7 +199,7 @@ func Cards(results []CaseResult) []CategoryScore {
 		if cs == nil {
 			cs = &CategoryScore{Category: r.Category, LowerIsBetter: r.Category.LowerIsBetter()}
 			acc[r.Category] = cs
-			if !contains(order, r.Category) {
+			if !slices.Contains(order, r.Category) {
 				order = append(order, r.Category)
 			}
 		}
@@ -224,13 +225,4 @@ func Cards(results []CaseResult) []CategoryScore {
 		scores = append(scores, *cs)
 	}
 	return scores
-}
-
-func contains(s []Category, c Category) bool {
-	for _, x := range s {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }

@@ -174,6 +174,21 @@ func TestClipText(t *testing.T) {
 // handed over, as Observer.OnEvent does (go test -run '^$' -bench
 // ObserveAudioDelta -benchmem ./session/tracker/).
 func BenchmarkObserveAudioDelta(b *testing.B) {
+	benchAudioDelta(b, func(tr *Tracker, msg trace.Event, rx *session.Received) {
+		tr.Add(msg, rx)
+		TurnInput(msg.TMs, rx)
+	})
+}
+
+// BenchmarkTrackAudioDelta: the session worker's part of the above (the
+// tracker alone; its turn-taking input reuses the same PCM).
+func BenchmarkTrackAudioDelta(b *testing.B) {
+	benchAudioDelta(b, func(tr *Tracker, msg trace.Event, rx *session.Received) { tr.Add(msg, rx) })
+}
+
+// benchAudioDelta times observe on a 1 s audio delta of an open response,
+// the session's decode handed over (its cost is paid in the session's handle).
+func benchAudioDelta(b *testing.B, observe func(tr *Tracker, msg trace.Event, rx *session.Received)) {
 	tr := New()
 	tr.Add(ev(0, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`), nil)
 	msg := ev(1, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r1","delta":"`+pcm(48000)+`","sample_rate_hz":24000}`)
@@ -181,24 +196,8 @@ func BenchmarkObserveAudioDelta(b *testing.B) {
 	b.ReportAllocs()
 	for range b.N {
 		b.StopTimer()
-		rx, _ := session.DecodeReceived(msg.Event) // the session's decode, paid in its handle
+		rx, _ := session.DecodeReceived(msg.Event)
 		b.StartTimer()
-		tr.Add(msg, rx)
-		TurnInput(msg.TMs, rx)
-	}
-}
-
-// BenchmarkTrackAudioDelta: the session worker's part of the above (the
-// tracker alone; its turn-taking input reuses the same PCM).
-func BenchmarkTrackAudioDelta(b *testing.B) {
-	tr := New()
-	tr.Add(ev(0, trace.DirRecv, `{"type":"response.created","response":{"id":"r1"}}`), nil)
-	msg := ev(1, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r1","delta":"`+pcm(48000)+`","sample_rate_hz":24000}`)
-	b.ReportAllocs()
-	for range b.N {
-		b.StopTimer()
-		rx, _ := session.DecodeReceived(msg.Event) // the session's decode, paid in its handle
-		b.StartTimer()
-		tr.Add(msg, rx)
+		observe(tr, msg, rx)
 	}
 }

@@ -8,8 +8,6 @@ import (
 // Bar represents a bar chart.
 type Bar struct {
 	RectChart
-
-	isXYReversal bool
 }
 
 // Type returns the chart type.
@@ -23,12 +21,6 @@ func NewBar() *Bar {
 	return c
 }
 
-// SetXAxis sets the X axis.
-func (c *Bar) SetXAxis(x interface{}) *Bar {
-	c.xAxisData = x
-	return c
-}
-
 // AddSeries adds the new series.
 func (c *Bar) AddSeries(name string, data []opts.BarData, options ...SeriesOpts) *Bar {
 	series := SingleSeries{Name: name, Type: types.ChartBar, Data: data}
@@ -37,17 +29,7 @@ func (c *Bar) AddSeries(name string, data []opts.BarData, options ...SeriesOpts)
 	return c
 }
 
-// XYReversal checks if X axis and Y axis are reversed.
-func (c *Bar) XYReversal() *Bar {
-	c.isXYReversal = true
-	return c
-}
-
 // Validate validates the given configuration.
 func (c *Bar) Validate() {
 	c.XAxisList[0].Data = c.xAxisData
-	if c.isXYReversal {
-		c.YAxisList[0].Data = c.xAxisData
-		c.XAxisList[0].Data = nil
-	}
 }

@@ -42,12 +42,6 @@ type BaseConfiguration struct {
 	AnimationEasingUpdate   string        `json:"animationEasingUpdate,omitempty"`
 	AnimationDelayUpdate    types.FuncStr `json:"animationDelayUpdate,omitempty"`
 
-	//Progressive specifies the amount of graphic elements that can be rendered within a frame (about 16ms) if "progressive rendering" enabled.
-	//By default, progressive is auto-enabled when data amount is bigger than progressiveThreshold
-	Progressive types.Int `json:"progressive,omitempty"`
-	//ProgressiveThreshold number If current data amount is over the threshold, "progressive rendering" is enabled, default 3000
-	ProgressiveThreshold types.Int `json:"progressiveThreshold,omitempty"`
-
 	DataZoomList []opts.DataZoom `json:"datazoom,omitempty"`
 
 	configurationVisitor ConfigurationVisitor
@@ -84,15 +78,6 @@ func (bc *BaseConfiguration) json() map[string]interface{} {
 
 	if bc.Animation != nil {
 		obj["animation"] = bc.Animation
-	}
-
-	if bc.Progressive != nil {
-		obj["progressive"] = bc.Animation
-
-	}
-
-	if bc.ProgressiveThreshold != nil {
-		obj["progressiveThreshold"] = bc.ProgressiveThreshold
 	}
 
 	obj["toolbox"] = visitor.VisitToolbox(bc.Toolbox)
@@ -141,10 +126,6 @@ func (bc *BaseConfiguration) initSeriesColors() {
 	}
 }
 
-func (bc *BaseConfiguration) setSeriesColors(colors []string) {
-	bc.Colors = colors
-}
-
 func (bc *BaseConfiguration) setBaseGlobalOptions(opts ...GlobalOpts) {
 	for _, opt := range opts {
 		opt(bc)
@@ -162,27 +143,6 @@ func WithTitleOpts(opt opts.Title) GlobalOpts {
 func WithAnimation(enable bool) GlobalOpts {
 	return func(bc *BaseConfiguration) {
 		bc.Animation = opts.Bool(enable)
-	}
-}
-
-// WithProgressive allows to set amount of graphic elements rendered in a frame
-func WithProgressive(opt int) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.Progressive = opts.Int(opt)
-	}
-}
-
-// WithProgressiveThreshold Allows to set treshold for progressive rendering
-func WithProgressiveThreshold(opt int) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.ProgressiveThreshold = opts.Int(opt)
-	}
-}
-
-// WithToolboxOpts sets the toolbox.
-func WithToolboxOpts(opt opts.Toolbox) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.Toolbox = opt
 	}
 }
 
@@ -212,13 +172,6 @@ func WithInitializationOpts(opt opts.Initialization) GlobalOpts {
 func WithDataZoomOpts(opt ...opts.DataZoom) GlobalOpts {
 	return func(bc *BaseConfiguration) {
 		bc.DataZoomList = append(bc.DataZoomList, opt...)
-	}
-}
-
-// WithColorsOpts sets the color.
-func WithColorsOpts(opt opts.Colors) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		bc.setSeriesColors(opt)
 	}
 }
 

@@ -17,7 +17,10 @@
 // brush, calendar, visual map, dataset, axis pointer, aria, event
 // listeners) nor the series options it never sets (mark areas and points,
 // emphasis, encode, label layout and line, ripple, circular, series
-// tooltip, the gauge's progress, pointer and detail), with the functions
-// that set them. Those keys were only written when set, so the option
+// tooltip, the gauge's progress, pointer and detail), nor the series
+// fields and options of chart types other than line, bar and scatter, nor
+// progressive rendering, a toolbox setter, a palette setter or the bar's
+// XY reversal, with the functions that set them; SetXAxis is RectChart's,
+// once for all three types. Those keys were only written when set, so the option
 // JSON is unchanged; chart's golden tests hold it.
 package charts

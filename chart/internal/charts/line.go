@@ -21,12 +21,6 @@ func NewLine() *Line {
 	return c
 }
 
-// SetXAxis adds the X axis.
-func (c *Line) SetXAxis(x interface{}) *Line {
-	c.xAxisData = x
-	return c
-}
-
 // AddSeries adds the new series.
 func (c *Line) AddSeries(name string, data []opts.LineData, options ...SeriesOpts) *Line {
 	series := SingleSeries{Name: name, Type: types.ChartLine, Data: data}

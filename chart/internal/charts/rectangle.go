@@ -108,6 +108,11 @@ func (rc *RectChart) Aggregate(aggregator RectAggregator, charts ...Overlaper) {
 	}
 }
 
+// SetXAxis sets the X axis data.
+func (rc *RectChart) SetXAxis(x interface{}) {
+	rc.xAxisData = x
+}
+
 // Validate validates the given configuration.
 func (rc *RectChart) Validate() {
 	// Make sure that the data of X axis won't be cleaned for XAxisOpts

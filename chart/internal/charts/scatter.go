@@ -21,12 +21,6 @@ func NewScatter() *Scatter {
 	return c
 }
 
-// SetXAxis adds the X axis.
-func (c *Scatter) SetXAxis(x interface{}) *Scatter {
-	c.xAxisData = x
-	return c
-}
-
 // AddSeries adds the new series.
 func (c *Scatter) AddSeries(name string, data []opts.ScatterData, options ...SeriesOpts) *Scatter {
 	series := SingleSeries{Name: name, Type: types.ChartScatter, Data: data}
