@@ -1,6 +1,7 @@
 package app
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,10 +43,25 @@ func (c *echart) label() string {
 	return strings.ReplaceAll(strings.TrimPrefix(c.ID, "chart-"), "-", " ") + " chart"
 }
 
-func (c *echart) OnMount(ctx app.Context)  { ctx.Defer(c.draw) }
-func (c *echart) OnUpdate(ctx app.Context) { ctx.Defer(c.draw) }
+func (c *echart) OnMount(ctx app.Context) { c.queue(ctx) }
+
+func (c *echart) OnUpdate(ctx app.Context) {
+	if c.inst == nil {
+		c.queue(ctx) // not drawn yet: it draws the latest option in its turn
+		return
+	}
+	ctx.Defer(c.draw)
+}
+
+// queue puts c in line for its first draw (see firstDraws).
+func (c *echart) queue(ctx app.Context) {
+	if firstDraws.add(c) {
+		ctx.Defer(drawNext)
+	}
+}
 
 func (c *echart) OnDismount() {
+	firstDraws.remove(c)
 	if c.inst != nil {
 		c.inst.Call("dispose")
 		c.inst = nil
@@ -68,18 +84,8 @@ func (c *echart) draw(ctx app.Context) {
 	if c.Option == "" || c.Option == c.drawn {
 		return
 	}
-	ec := app.Window().Get("echarts")
-	if ec.IsUndefined() {
-		// The deferred echarts script has not run yet: try again soon.
-		ctx.After(20*time.Millisecond, func(ctx app.Context) {
-			if c.Mounted() {
-				c.draw(ctx)
-			}
-		})
-		return
-	}
 	if c.inst == nil {
-		c.inst = ec.Call("init", ctx.JSSrc(), nil, jsObject(map[string]any{"renderer": "canvas"}))
+		c.inst = app.Window().Get("echarts").Call("init", ctx.JSSrc(), nil, jsObject(map[string]any{"renderer": "canvas"}))
 		if c.OnLaneClick != nil {
 			c.listenClicks()
 		}
@@ -112,4 +118,82 @@ func (c *echart) listenClicks() {
 	})
 	c.funcs = append(c.funcs, f)
 	inst.Call("getZr").Call("on", "click", f)
+}
+
+// firstDraws holds the charts waiting for their first draw. A first draw
+// (echarts.init, setOption) costs tens of milliseconds, the very first one
+// more (echarts warms up): the dashboard's charts drawn in one task held
+// its first paint about 350 ms. So one is drawn per animation frame, those
+// with points first, and the page paints in between. Only the UI goroutine
+// touches it (go-app's lifecycle calls and Dispatch run there).
+var firstDraws drawQueue
+
+// drawNext draws the next waiting chart and, while others wait, asks for
+// the next animation frame.
+func drawNext(ctx app.Context) {
+	if app.Window().Get("echarts").IsUndefined() {
+		// The deferred echarts script has not run yet: try again soon.
+		ctx.After(20*time.Millisecond, drawNext)
+		return
+	}
+	if c := firstDraws.next(); c != nil && c.Mounted() {
+		c.draw(ctx)
+	}
+	if firstDraws.idle() {
+		return
+	}
+	var f app.Func
+	f = app.FuncOf(func(app.Value, []app.Value) any {
+		f.Release()
+		ctx.Dispatch(drawNext)
+		return nil
+	})
+	app.Window().Call("requestAnimationFrame", f)
+}
+
+// drawQueue is the line of charts waiting for a first draw.
+type drawQueue struct {
+	pending []*echart
+	running bool // a drawNext is scheduled
+}
+
+// add puts c in line once; it reports whether the line was idle, i.e.
+// whether the caller must start drawNext.
+func (q *drawQueue) add(c *echart) bool {
+	if slices.Contains(q.pending, c) {
+		return false
+	}
+	q.pending = append(q.pending, c)
+	start := !q.running
+	q.running = true
+	return start
+}
+
+// remove takes a dismounted chart out of line.
+func (q *drawQueue) remove(c *echart) {
+	q.pending = slices.DeleteFunc(q.pending, func(p *echart) bool { return p == c })
+}
+
+// next takes the first chart in line that has points (a drawn number is
+// what a person waits for), else the first.
+func (q *drawQueue) next() *echart {
+	if len(q.pending) == 0 {
+		return nil
+	}
+	i := slices.IndexFunc(q.pending, func(c *echart) bool { return c.Points > 0 })
+	if i < 0 {
+		i = 0
+	}
+	c := q.pending[i]
+	q.pending = slices.Delete(q.pending, i, i+1)
+	return c
+}
+
+// idle reports that no chart waits, and marks the line stopped.
+func (q *drawQueue) idle() bool {
+	if len(q.pending) > 0 {
+		return false
+	}
+	q.running = false
+	return true
 }
