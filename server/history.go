@@ -4,7 +4,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -122,13 +121,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rec, err := s.cfg.Store.Get(ctx, pick)
-		if errors.Is(err, archive.ErrNotFound) {
-			s.errorPage(w, http.StatusNotFound, "Report not found", "The run to compare with is not in the archive.")
-			return
-		}
-		if err != nil {
-			s.log.Error("history pick", "id", pick, "err", err)
-			s.errorPage(w, http.StatusInternalServerError, "Archive error", "The run to compare with could not be read.")
+		if s.readFailed(w, err, "Report not found", "The run to compare with is not in the archive.", "The run to compare with could not be read.", "history pick", "id", pick) {
 			return
 		}
 		v.Pick, v.PickTitle = pick, metaTitle(rec.Meta)
