@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +19,6 @@ import (
 
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/server"
-	"github.com/duplexscope/duplexscope/server/archive"
 	"github.com/duplexscope/duplexscope/sim"
 )
 
@@ -61,23 +58,10 @@ func TestRunOmniInteractVideo(t *testing.T) {
 	t.Parallel()
 	const durS = 3.2
 	data := makeOmniInteract(t, durS)
-	simSrv, err := sim.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Store: archive.NewMemory(), Sim: simSrv, UploadRate: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer func() {
-		ts.Close()
-		srv.Close()
-		simSrv.Close()
-	}()
+	ts := startArchiveSim(t)
 	resDir := t.TempDir()
 	var so, se bytes.Buffer
-	err = runCmd(context.Background(), []string{
+	err := runCmd(context.Background(), []string{
 		"--base-url", "ws" + strings.TrimPrefix(ts.URL, "http"), "--endpoint", "/v1/realtime?sim_turns_ms=1500",
 		"--model", "openbmb/MiniCPM-o-4_5", "--backend", "openai-realtime-duplex",
 		"--dataset-name", "omniinteract", "--dataset-path", data, "--num-prompts", "1", "--max-concurrency", "1",

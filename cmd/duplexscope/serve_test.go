@@ -319,12 +319,10 @@ func TestServeGracefulShutdown(t *testing.T) {
 	}
 }
 
-// TestShardedRunUpload: two `duplexscope run --run-id R --shard i/2
-// --upload` processes report to one server (archive + embedded simulator,
-// mounted as serve mounts them); the server merges them into one run whose
-// run-level statistics are recomputed from the pooled per-response rows.
-func TestShardedRunUpload(t *testing.T) {
-	t.Parallel()
+// startArchiveSim serves an in-memory archive and the embedded simulator,
+// mounted as serve mounts them, without an upload rate limit.
+func startArchiveSim(t *testing.T) *httptest.Server {
+	t.Helper()
 	simSrv, err := sim.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -334,11 +332,21 @@ func TestShardedRunUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv)
-	defer func() {
+	t.Cleanup(func() {
 		ts.Close()
 		srv.Close()
 		simSrv.Close()
-	}()
+	})
+	return ts
+}
+
+// TestShardedRunUpload: two `duplexscope run --run-id R --shard i/2
+// --upload` processes report to one server (archive + embedded simulator,
+// mounted as serve mounts them); the server merges them into one run whose
+// run-level statistics are recomputed from the pooled per-response rows.
+func TestShardedRunUpload(t *testing.T) {
+	t.Parallel()
+	ts := startArchiveSim(t)
 	ws := "ws" + strings.TrimPrefix(ts.URL, "http") + "/v1/realtime"
 	outs := make([]string, 2)
 	errs := make([]error, 2)
