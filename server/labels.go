@@ -194,13 +194,7 @@ func (s *Server) handlePatchLabels(w http.ResponseWriter, r *http.Request) {
 		out = rep
 		return archive.Record{Meta: archive.MetaFromReport(rep), Body: body}, nil
 	})
-	switch {
-	case errors.Is(err, archive.ErrNotFound):
-		writeError(w, http.StatusNotFound, "no report "+id, nil)
-		return
-	case err != nil:
-		s.log.Error("relabel", "id", id, "err", err)
-		writeError(w, http.StatusInternalServerError, "changing the report's labels failed", nil)
+	if s.storeFailed(w, err, "no report "+id, "changing the report's labels failed", "relabel", "id", id) {
 		return
 	}
 	s.log.Info("report relabelled", "id", id)
