@@ -5,10 +5,11 @@ package server
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -141,12 +142,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 			byModel[m.Model] = append(byModel[m.Model], m)
 		}
 	}
-	models := make([]string, 0, len(byModel))
-	for m := range byModel {
-		models = append(models, m)
-	}
-	sort.Strings(models)
-	for _, model := range models {
+	for _, model := range slices.Sorted(maps.Keys(byModel)) {
 		ms := byModel[model]
 		var vals []float64
 		for i := len(ms) - 1; i >= 0; i-- { // oldest first
