@@ -562,21 +562,12 @@ func (e *faultEnv) archived(t *testing.T, stdout string) (*report.Report, *archi
 	if err != nil {
 		t.Fatalf("GET /api/reports/%s: %v: %.200s", id, err, b)
 	}
-	if res, err = http.Get(e.archive + "/api/reports?limit=500"); err != nil {
-		t.Fatal(err)
-	}
-	b, _ = io.ReadAll(res.Body)
-	res.Body.Close()
 	var page struct {
 		Reports []archive.Meta `json:"reports"`
 	}
-	if err := json.Unmarshal(b, &page); err != nil {
-		t.Fatalf("GET /api/reports: %v: %.200s", err, b)
-	}
-	for i := range page.Reports {
-		if page.Reports[i].ID == id {
-			return r, &page.Reports[i]
-		}
+	getJSON(t, e.archive+"/api/reports?limit=500", &page)
+	if i := slices.IndexFunc(page.Reports, func(m archive.Meta) bool { return m.ID == id }); i >= 0 {
+		return r, &page.Reports[i]
 	}
 	return r, nil
 }

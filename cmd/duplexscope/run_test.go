@@ -116,14 +116,8 @@ type dmFile struct {
 
 func readDM(t *testing.T, dir string) dmFile {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "duplex_metrics.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d dmFile
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, "duplex_metrics.json"), &d)
 	return d
 }
 
@@ -333,13 +327,7 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 			TTFPOrigin string   `json:"ttfp_origin"`
 		} `json:"levels"`
 	}
-	b, err := os.ReadFile(filepath.Join(out, "loadcurve.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &lc); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(out, "loadcurve.json"), &lc)
 	if len(lc.Levels) != 2 || lc.Levels[0].Sessions != 1 || lc.Levels[1].Sessions != 2 {
 		t.Fatalf("levels %+v", lc.Levels)
 	}
@@ -349,14 +337,7 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 		}
 	}
 	// The curve is also a report (load_curve), archived and shared like any run.
-	rb, err := os.ReadFile(filepath.Join(out, fileReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.Decode(rb, report.DefaultLimits)
-	if err != nil {
-		t.Fatalf("load-curve report.json: %v", err)
-	}
+	rep := readReport(t, filepath.Join(out, fileReport))
 	if rep.LoadCurve == nil || len(rep.LoadCurve.Levels) != 2 || rep.LoadCurve.Levels[0].Sessions != 1 || rep.LoadCurve.Levels[1].Sessions != 2 ||
 		rep.LoadCurve.Levels[1].Responses != lc.Levels[1].Responses || !rep.Complete {
 		t.Errorf("report load_curve %+v complete %v, want the 2 levels of loadcurve.json", rep.LoadCurve, rep.Complete)
@@ -382,18 +363,13 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 			OnsetMs  float64 `json:"onset_ms"`
 		} `json:"probes"`
 	}
-	if b, err = os.ReadFile(filepath.Join(out, "probes.json")); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &pr); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(out, "probes.json"), &pr)
 	if len(pr.Probes) != 4 {
 		t.Errorf("%d probe results, want 2 probes × 2 sessions", len(pr.Probes))
 	}
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`[{"kind":"shout","clip":"noise","offset_s":1}]`), 0o644)
-	err = runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", filepath.Join(dir, "x"), "--probe", bad}, &so, &se)
+	err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", filepath.Join(dir, "x"), "--probe", bad}, &so, &se)
 	if exitCode(err) != 2 {
 		t.Errorf("bad probe kind: exit %d (%v), want 2", exitCode(err), err)
 	}

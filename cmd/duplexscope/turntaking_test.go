@@ -60,15 +60,7 @@ func runOut(t *testing.T, args ...string) (*report.Report, string, string) {
 	if err := runCmd(context.Background(), args, &so, &se); err != nil {
 		t.Fatalf("run: %v\n%s", err, se.String())
 	}
-	b, err := os.ReadFile(filepath.Join(out, fileReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.Decode(b, report.DefaultLimits)
-	if err != nil {
-		t.Fatalf("report.json does not decode: %v", err)
-	}
-	return rep, so.String(), out
+	return readReport(t, filepath.Join(out, fileReport)), so.String(), out
 }
 
 // TestRunTurnTakingScores checks each turn-taking score against a simulator
