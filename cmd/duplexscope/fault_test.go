@@ -56,18 +56,12 @@ func startFaultEnv(t *testing.T) *faultEnv {
 		mux.Handle(p, s)
 	}
 	simTS := httptest.NewServer(mux)
-	store := archive.NewMemory()
-	arch, err := server.New(server.Config{Store: store, UploadRate: -1, Logger: nil})
-	if err != nil {
-		t.Fatal(err)
-	}
-	archTS := httptest.NewServer(arch)
 	t.Cleanup(func() {
-		archTS.Close()
-		arch.Close()
 		simTS.Close()
 		s.Close()
 	})
+	store := archive.NewMemory()
+	archTS, arch := startArchive(t, server.Config{Store: store})
 	dir := t.TempDir()
 	x := make([]float32, 2200*audio.InputRate/1000)
 	for k := range 1000 * audio.InputRate / 1000 { // 1 s at −12 dBFS: a turn for the energy VAD

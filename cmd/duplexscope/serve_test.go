@@ -319,15 +319,15 @@ func TestServeGracefulShutdown(t *testing.T) {
 	}
 }
 
-// startArchiveSim serves an in-memory archive and the embedded simulator,
-// mounted as serve mounts them, without an upload rate limit.
-func startArchiveSim(t *testing.T) *httptest.Server {
+// startArchive serves cfg without an upload rate limit (an in-memory
+// archive when cfg.Store is nil) until the test ends.
+func startArchive(t *testing.T, cfg server.Config) (*httptest.Server, *server.Server) {
 	t.Helper()
-	simSrv, err := sim.New(nil)
-	if err != nil {
-		t.Fatal(err)
+	if cfg.Store == nil {
+		cfg.Store = archive.NewMemory()
 	}
-	srv, err := server.New(server.Config{Store: archive.NewMemory(), Sim: simSrv, UploadRate: -1})
+	cfg.UploadRate = -1
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,8 +335,20 @@ func startArchiveSim(t *testing.T) *httptest.Server {
 	t.Cleanup(func() {
 		ts.Close()
 		srv.Close()
-		simSrv.Close()
 	})
+	return ts, srv
+}
+
+// startArchiveSim serves an in-memory archive and the embedded simulator,
+// mounted as serve mounts them.
+func startArchiveSim(t *testing.T) *httptest.Server {
+	t.Helper()
+	simSrv, err := sim.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { simSrv.Close() }) // after the server (cleanups run last first)
+	ts, _ := startArchive(t, server.Config{Sim: simSrv})
 	return ts
 }
 
