@@ -47,19 +47,7 @@ type faultEnv struct {
 
 func startFaultEnv(t *testing.T) *faultEnv {
 	t.Helper()
-	s, err := sim.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	for _, p := range sim.Routes() {
-		mux.Handle(p, s)
-	}
-	simTS := httptest.NewServer(mux)
-	t.Cleanup(func() {
-		simTS.Close()
-		s.Close()
-	})
+	s, simTS := serveSim(t)
 	store := archive.NewMemory()
 	archTS, arch := startArchive(t, server.Config{Store: store})
 	dir := t.TempDir()

@@ -21,20 +21,30 @@ import (
 	"github.com/duplexscope/duplexscope/sim"
 )
 
-func startSim(t *testing.T) (*httptest.Server, string) {
+// serveSim serves a fresh simulator on its routes (as serve mounts them)
+// until the test ends.
+func serveSim(t *testing.T) (*sim.Server, *httptest.Server) {
 	t.Helper()
 	s, err := sim.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/v1/realtime", s)
-	mux.Handle("/sim/", s)
+	for _, p := range sim.Routes() {
+		mux.Handle(p, s)
+	}
 	ts := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		ts.Close()
 		s.Close()
 	})
+	return s, ts
+}
+
+// startSim is serveSim with the realtime endpoint's ws:// URL.
+func startSim(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	_, ts := serveSim(t)
 	return ts, "ws" + strings.TrimPrefix(ts.URL, "http") + "/v1/realtime"
 }
 
