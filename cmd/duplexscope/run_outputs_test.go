@@ -218,6 +218,17 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
+// mustRun runs `duplexscope run` in-process with args and returns its
+// stdout; a failed run fails the test with its stderr.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	var so, se bytes.Buffer
+	if err := runCmd(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("run: %v\n%s", err, se.String())
+	}
+	return so.String()
+}
+
 // readJSON decodes the JSON file at path into v.
 func readJSON(t *testing.T, path string, v any) {
 	t.Helper()

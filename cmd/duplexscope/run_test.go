@@ -280,15 +280,11 @@ func TestRunUpload(t *testing.T) {
 	}))
 	defer arch.Close()
 	out := filepath.Join(t.TempDir(), "out")
-	var so, se bytes.Buffer
-	err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out,
+	stdout := mustRun(t, "--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out,
 		"--settle", "500ms", "--progress=false", "--upload", arch.URL, "--run-id", "r1", "--shard", "2/2",
-		"--name", "nightly fp8", "--notes", "driver 550", "--tag", "gpu-a", "--tag", "fp8"}, &so, &se)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
-	if !strings.Contains(so.String(), arch.URL+"/r/abc") {
-		t.Errorf("stdout %q lacks the share URL", so.String())
+		"--name", "nightly fp8", "--notes", "driver 550", "--tag", "gpu-a", "--tag", "fp8")
+	if !strings.Contains(stdout, arch.URL+"/r/abc") {
+		t.Errorf("stdout %q lacks the share URL", stdout)
 	}
 	file, _ := os.ReadFile(filepath.Join(out, "report.json"))
 	if !bytes.Equal(got, file) || key == "" {
@@ -321,12 +317,9 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 	t.Parallel()
 	_, ws := startSim(t)
 	dir := t.TempDir()
-	var so, se bytes.Buffer
 	out := filepath.Join(dir, "lc")
-	if err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--settle", "500ms",
-		"--progress=false", "--load-curve", "1,2"}, &so, &se); err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
+	mustRun(t, "--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--settle", "500ms",
+		"--progress=false", "--load-curve", "1,2")
 	var lc struct {
 		Levels []struct {
 			Sessions   int      `json:"sessions"`
@@ -362,10 +355,8 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = filepath.Join(dir, "probe")
-	if err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out, "--settle", "500ms",
-		"--progress=false", "--probe", probeFile}, &so, &se); err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
+	mustRun(t, "--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out, "--settle", "500ms",
+		"--progress=false", "--probe", probeFile)
 	var pr struct {
 		Probes []struct {
 			Kind     string  `json:"kind"`
@@ -379,6 +370,7 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`[{"kind":"shout","clip":"noise","offset_s":1}]`), 0o644)
+	var so, se bytes.Buffer
 	err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", filepath.Join(dir, "x"), "--probe", bad}, &so, &se)
 	if exitCode(err) != 2 {
 		t.Errorf("bad probe kind: exit %d (%v), want 2", exitCode(err), err)

@@ -370,17 +370,9 @@ func TestRunTickAwareFraming(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
-			var so, se bytes.Buffer
-			args := append([]string{"--url", ws + "?sim_profile=personaplex&sim_response_ms=1000", "--model", "sim", "--dataset", "builtin", "--limit", "1",
-				"--out", out, "--settle", "300ms", "--progress=false"}, tc.extra...)
-			if err := runCmd(context.Background(), args, &so, &se); err != nil {
-				t.Fatalf("%v\n%s", err, se.String())
-			}
-			rb, _ := os.ReadFile(filepath.Join(out, "report.json"))
-			r, err := report.Decode(rb, report.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
+			stdout := mustRun(t, append([]string{"--url", ws + "?sim_profile=personaplex&sim_response_ms=1000", "--model", "sim", "--dataset", "builtin", "--limit", "1",
+				"--out", out, "--settle", "300ms", "--progress=false"}, tc.extra...)...)
+			r := readReport(t, filepath.Join(out, "report.json"))
 			warned := false
 			for _, w := range r.Warnings {
 				warned = warned || w.Code == report.WarnFrameTick
@@ -394,8 +386,8 @@ func TestRunTickAwareFraming(t *testing.T) {
 				} `json:"session"`
 			}
 			json.Unmarshal(tb, &tr)
-			if tr.Session.DS.FrameMs != tc.wantFrame || warned != tc.wantWarn || strings.Contains(so.String(), "run: warning: The frame size") != tc.wantWarn {
-				t.Errorf("frame %d, report warning %v, stdout:\n%s", tr.Session.DS.FrameMs, warned, so.String())
+			if tr.Session.DS.FrameMs != tc.wantFrame || warned != tc.wantWarn || strings.Contains(stdout, "run: warning: The frame size") != tc.wantWarn {
+				t.Errorf("frame %d, report warning %v, stdout:\n%s", tr.Session.DS.FrameMs, warned, stdout)
 			}
 		})
 	}
@@ -412,17 +404,9 @@ func TestRunDuplexEvalVideo(t *testing.T) {
 	os.WriteFile(recs, []byte(`{"sample_id":"560","split":"RTD_OCR","video":"`+video+`"}`+"\n"), 0o644)
 	ts, ws := startSim(t)
 	out := filepath.Join(t.TempDir(), "out")
-	var so, se bytes.Buffer
-	err := runCmd(context.Background(), []string{"--url", ws + "?sim_turns_ms=1500", "--model", "sim",
-		"--dataset-name", "omni-duplex-eval", "--dataset-path", recs, "--out", out, "--settle", "300ms", "--progress=false"}, &so, &se)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
-	rb, _ := os.ReadFile(filepath.Join(out, "report.json"))
-	r, err := report.Decode(rb, report.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "--url", ws+"?sim_turns_ms=1500", "--model", "sim",
+		"--dataset-name", "omni-duplex-eval", "--dataset-path", recs, "--out", out, "--settle", "300ms", "--progress=false")
+	r := readReport(t, filepath.Join(out, "report.json"))
 	if len(r.Sessions) != 1 || r.Sessions[0].SessionID != "560" || r.Sessions[0].ServerSessionID == "" {
 		t.Fatalf("sessions %+v", r.Sessions)
 	}

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,12 +53,8 @@ func oneCase(t *testing.T, id string) string {
 func runOut(t *testing.T, args ...string) (*report.Report, string, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	var so, se bytes.Buffer
-	args = append(args, "--model", "sim", "--out", out, "--settle", "1s", "--progress=false")
-	if err := runCmd(context.Background(), args, &so, &se); err != nil {
-		t.Fatalf("run: %v\n%s", err, se.String())
-	}
-	return readReport(t, filepath.Join(out, fileReport)), so.String(), out
+	stdout := mustRun(t, append(args, "--model", "sim", "--out", out, "--settle", "1s", "--progress=false")...)
+	return readReport(t, filepath.Join(out, fileReport)), stdout, out
 }
 
 // TestRunTurnTakingScores checks each turn-taking score against a simulator
