@@ -24,6 +24,14 @@ type TurnTaking struct {
 // mean over the latency_count takeover cases (null when none).
 type TurnTakingCard = turntaking.CategoryScore
 
+// BetterWay says in words which way a card's TOR is better.
+func BetterWay(c TurnTakingCard) string {
+	if c.LowerIsBetter {
+		return "lower is better"
+	}
+	return "higher is better"
+}
+
 // TurnTakingCase is one labelled case of one session.
 type TurnTakingCase struct {
 	SampleID      string   `json:"sample_id"`

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,13 +64,7 @@ func (r run) build(t *testing.T) *report.Report {
 	return rep
 }
 
-func rep(v float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
+func rep(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
 
 func TestJudge(t *testing.T) {
 	cases := []struct {

@@ -187,16 +187,7 @@ func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) (archive.Reco
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	rec, err := s.cfg.Store.Get(ctx, id)
-	if errors.Is(err, archive.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no report "+id, nil)
-		return rec, false
-	}
-	if err != nil {
-		s.log.Error("get report", "id", id, "err", err)
-		writeError(w, http.StatusInternalServerError, "reading the report failed", nil)
-		return rec, false
-	}
-	return rec, true
+	return rec, !s.storeFailed(w, err, "no report "+id, "reading the report failed", "get report", "id", id)
 }
 
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
@@ -281,13 +272,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	err := s.cfg.Store.Delete(ctx, id)
-	if errors.Is(err, archive.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no report "+id, nil)
-		return
-	}
-	if err != nil {
-		s.log.Error("delete", "id", id, "err", err)
-		writeError(w, http.StatusInternalServerError, "delete failed", nil)
+	if s.storeFailed(w, err, "no report "+id, "delete failed", "delete", "id", id) {
 		return
 	}
 	s.log.Info("report deleted", "id", id)
@@ -438,17 +423,11 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	m, err := s.mergedRun(ctx, run) // runcache.go: bounded, cached
-	if errors.Is(err, archive.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no run "+run, nil)
-		return
-	}
 	if errors.Is(err, errRunTooLarge) {
 		writeError(w, http.StatusRequestEntityTooLarge, err.Error(), nil)
 		return
 	}
-	if err != nil {
-		s.log.Error("run", "run", run, "err", err)
-		writeError(w, http.StatusInternalServerError, "merging the run failed: "+err.Error(), nil)
+	if err != nil && s.storeFailed(w, err, "no run "+run, "merging the run failed: "+err.Error(), "run", "run", run) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8") // as writeJSON

@@ -209,12 +209,7 @@ func (s *Server) handleGetAttachment(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	a, err := s.cfg.Store.GetAttachment(ctx, id, name)
-	if errors.Is(err, archive.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no attachment "+name, nil)
-		return
-	}
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "reading the attachment failed", nil)
+	if s.storeFailed(w, err, "no attachment "+name, "reading the attachment failed", "") {
 		return
 	}
 	h := w.Header()

@@ -37,16 +37,12 @@ func beyondFor(r *report.Report) beyondView {
 	if tt := r.TurnTaking; tt != nil {
 		b.TTRule, b.TTClock = tt.Rule, tt.Clock
 		for _, c := range tt.Scores {
-			better := "higher is better"
-			if c.LowerIsBetter {
-				better = "lower is better"
-			}
 			tor := "—"
 			if c.TOR != nil {
 				tor = fmt.Sprintf("%.2f", *c.TOR)
 			}
 			b.TTCards = append(b.TTCards, ttCardView{Category: string(c.Category), TOR: tor,
-				Fraction: fmt.Sprintf("%d/%d", c.Takeovers, c.Cases), Better: better,
+				Fraction: fmt.Sprintf("%d/%d", c.Takeovers, c.Cases), Better: report.BetterWay(c),
 				Latency: fmt.Sprintf("%s (n=%d)", fmtMs(c.LatencyMeanMs), c.LatencyCount)})
 		}
 	}

@@ -4,7 +4,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -512,13 +511,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rep, err := s.loadReport(ctx, id)
-		if errors.Is(err, archive.ErrNotFound) {
-			s.errorPage(w, http.StatusNotFound, "Report not found", fmt.Sprintf("Run %d (%s) is not in the archive.", i+1, id))
-			return
-		}
-		if err != nil {
-			s.log.Error("compare", "id", id, "err", err)
-			s.errorPage(w, http.StatusInternalServerError, "Archive error", "A report could not be read.")
+		if s.readFailed(w, err, "Report not found", fmt.Sprintf("Run %d (%s) is not in the archive.", i+1, id), "A report could not be read.", "compare", "id", id) {
 			return
 		}
 		label := string(rune('A'+i)) + ": " + runTitle(rep, "")

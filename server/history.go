@@ -4,12 +4,12 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -122,13 +122,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rec, err := s.cfg.Store.Get(ctx, pick)
-		if errors.Is(err, archive.ErrNotFound) {
-			s.errorPage(w, http.StatusNotFound, "Report not found", "The run to compare with is not in the archive.")
-			return
-		}
-		if err != nil {
-			s.log.Error("history pick", "id", pick, "err", err)
-			s.errorPage(w, http.StatusInternalServerError, "Archive error", "The run to compare with could not be read.")
+		if s.readFailed(w, err, "Report not found", "The run to compare with is not in the archive.", "The run to compare with could not be read.", "history pick", "id", pick) {
 			return
 		}
 		v.Pick, v.PickTitle = pick, metaTitle(rec.Meta)
@@ -148,12 +142,7 @@ func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request) {
 			byModel[m.Model] = append(byModel[m.Model], m)
 		}
 	}
-	models := make([]string, 0, len(byModel))
-	for m := range byModel {
-		models = append(models, m)
-	}
-	sort.Strings(models)
-	for _, model := range models {
+	for _, model := range slices.Sorted(maps.Keys(byModel)) {
 		ms := byModel[model]
 		var vals []float64
 		for i := len(ms) - 1; i >= 0; i-- { // oldest first

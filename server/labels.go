@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -73,12 +74,7 @@ func parseLabels(body []byte) (labelsPatch, error) {
 	if dec.More() {
 		return p, badLabels("", "data after the JSON object")
 	}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		v := raw[k]
 		null := string(v) == "null"
 		switch k {
@@ -106,7 +102,7 @@ func parseLabels(body []byte) (labelsPatch, error) {
 			return p, badLabels(k, `unknown key: the body takes "name", "notes" and "tags"`)
 		}
 	}
-	if len(keys) == 0 {
+	if len(raw) == 0 {
 		return p, badLabels("", `nothing to change: send any of "name", "notes", "tags"`)
 	}
 	var name, notes string
@@ -194,13 +190,7 @@ func (s *Server) handlePatchLabels(w http.ResponseWriter, r *http.Request) {
 		out = rep
 		return archive.Record{Meta: archive.MetaFromReport(rep), Body: body}, nil
 	})
-	switch {
-	case errors.Is(err, archive.ErrNotFound):
-		writeError(w, http.StatusNotFound, "no report "+id, nil)
-		return
-	case err != nil:
-		s.log.Error("relabel", "id", id, "err", err)
-		writeError(w, http.StatusInternalServerError, "changing the report's labels failed", nil)
+	if s.storeFailed(w, err, "no report "+id, "changing the report's labels failed", "relabel", "id", id) {
 		return
 	}
 	s.log.Info("report relabelled", "id", id)

@@ -469,12 +469,7 @@ func (s *Server) handleListenAudio(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	rep, err := s.loadReport(ctx, id)
-	if errors.Is(err, archive.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no report "+id, nil)
-		return
-	}
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "reading the report failed", nil)
+	if s.storeFailed(w, err, "no report "+id, "reading the report failed", "") {
 		return
 	}
 	ls := listenSessions(rep)

@@ -133,6 +133,23 @@ func (s *Server) errorPage(w http.ResponseWriter, code int, heading, msg string)
 	s.render(w, "error", code, &page{Title: "duplexscope · " + heading, Description: msg, Heading: heading, Message: msg})
 }
 
+// readFailed answers a failed archive read on a page and reports whether
+// there was one (the handler returns): a 404 page headed notFound saying
+// missing, or an "Archive error" page saying unreadable, with the error
+// logged under logMsg and logAttrs (the person never sees the cause).
+func (s *Server) readFailed(w http.ResponseWriter, err error, notFound, missing, unreadable, logMsg string, logAttrs ...any) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, archive.ErrNotFound) {
+		s.errorPage(w, http.StatusNotFound, notFound, missing)
+		return true
+	}
+	s.log.Error(logMsg, append(logAttrs, "err", err)...)
+	s.errorPage(w, http.StatusInternalServerError, "Archive error", unreadable)
+	return true
+}
+
 // reportPage fills the share-page data of a report.
 func reportPage(r *report.Report, heading string) *page {
 	cards, v := cardsFor(r)
@@ -173,13 +190,7 @@ func (s *Server) handleSharePage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	rep, err := s.loadReport(ctx, id)
-	if errors.Is(err, archive.ErrNotFound) {
-		s.errorPage(w, http.StatusNotFound, "Report not found", "No report has this id; it may have been deleted.")
-		return
-	}
-	if err != nil {
-		s.log.Error("share page", "id", id, "err", err)
-		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The report could not be read.")
+	if s.readFailed(w, err, "Report not found", "No report has this id; it may have been deleted.", "The report could not be read.", "share page", "id", id) {
 		return
 	}
 	p := reportPage(rep, runTitle(rep, "Duplex test of "))
@@ -233,17 +244,11 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := ctxTimeout(r)
 	defer cancel()
 	m, err := s.mergedRun(ctx, run)
-	if errors.Is(err, archive.ErrNotFound) {
-		s.errorPage(w, http.StatusNotFound, "Run not found", "No shard of this run has been uploaded yet.")
-		return
-	}
 	if errors.Is(err, errRunTooLarge) {
 		s.errorPage(w, http.StatusRequestEntityTooLarge, "Run too large to merge", err.Error())
 		return
 	}
-	if err != nil {
-		s.log.Error("run page", "run", run, "err", err)
-		s.errorPage(w, http.StatusInternalServerError, "Archive error", "The run could not be merged.")
+	if s.readFailed(w, err, "Run not found", "No shard of this run has been uploaded yet.", "The run could not be merged.", "run page", "run", run) {
 		return
 	}
 	resp := m.resp

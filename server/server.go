@@ -338,6 +338,24 @@ func writeError(w http.ResponseWriter, code int, msg string, fields []report.Fie
 	writeJSON(w, code, errorBody{Error: msg, Errors: fields})
 }
 
+// storeFailed answers a failed archive call of the API and reports whether
+// there was one (the handler returns): 404 saying missing, or 500 saying
+// failed, the cause logged under logMsg and logAttrs when logMsg is set.
+func (s *Server) storeFailed(w http.ResponseWriter, err error, missing, failed, logMsg string, logAttrs ...any) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, archive.ErrNotFound) {
+		writeError(w, http.StatusNotFound, missing, nil)
+		return true
+	}
+	if logMsg != "" {
+		s.log.Error(logMsg, append(logAttrs, "err", err)...)
+	}
+	writeError(w, http.StatusInternalServerError, failed, nil)
+	return true
+}
+
 func (s *Server) now() time.Time { return s.cfg.Now() }
 
 // ctxTimeout bounds store calls of one request.

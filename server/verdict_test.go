@@ -5,6 +5,7 @@ package server_test
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,13 +61,7 @@ func (j judgedRun) json(t *testing.T) []byte {
 	return b
 }
 
-func fill(v float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
+func fill(v float64, n int) []float64 { return slices.Repeat([]float64{v}, n) }
 
 var (
 	verdictEl = regexp.MustCompile(`<p class="verdict [^"]*" id="verdict" data-verdict="([a-z-]+)"[^>]*>([^<]*)</p>`)

@@ -62,38 +62,36 @@ func DecodeSession(data []byte) (Session, error) {
 
 // UnmarshalJSON decodes a session document (or a run's session element)
 // with the same rules as Decode.
-func (s *Session) UnmarshalJSON(data []byte) error {
+func (s *Session) UnmarshalJSON(data []byte) error { return unmarshalAs(s, data, sessionOnly) }
+
+// UnmarshalJSON decodes a run document with the same rules as Decode.
+func (r *Run) UnmarshalJSON(data []byte) error { return unmarshalAs(r, data, runFrom) }
+
+// unmarshalAs decodes data's head, builds the value with from and stores it
+// in dst (left as it was on an error).
+func unmarshalAs[T any](dst *T, data []byte, from func(map[string]json.RawMessage) (T, error)) error {
 	obj, err := decodeHead(data)
 	if err != nil {
 		return err
 	}
-	kind, err := headKind(obj)
+	out, err := from(obj)
 	if err != nil {
 		return err
 	}
-	if kind != KindSession {
-		return fmt.Errorf("%w: want %q, got %q", ErrKind, KindSession, kind)
-	}
-	out, err := sessionFrom(obj)
-	if err != nil {
-		return err
-	}
-	*s = out
+	*dst = out
 	return nil
 }
 
-// UnmarshalJSON decodes a run document with the same rules as Decode.
-func (r *Run) UnmarshalJSON(data []byte) error {
-	obj, err := decodeHead(data)
+// sessionOnly is sessionFrom for an object whose kind must be session.
+func sessionOnly(obj map[string]json.RawMessage) (Session, error) {
+	kind, err := headKind(obj)
 	if err != nil {
-		return err
+		return Session{}, err
 	}
-	out, err := runFrom(obj)
-	if err != nil {
-		return err
+	if kind != KindSession {
+		return Session{}, fmt.Errorf("%w: want %q, got %q", ErrKind, KindSession, kind)
 	}
-	*r = out
-	return nil
+	return sessionFrom(obj)
 }
 
 func decodeHead(data []byte) (map[string]json.RawMessage, error) {

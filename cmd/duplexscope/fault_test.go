@@ -47,27 +47,9 @@ type faultEnv struct {
 
 func startFaultEnv(t *testing.T) *faultEnv {
 	t.Helper()
-	s, err := sim.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	for _, p := range sim.Routes() {
-		mux.Handle(p, s)
-	}
-	simTS := httptest.NewServer(mux)
+	s, simTS := serveSim(t)
 	store := archive.NewMemory()
-	arch, err := server.New(server.Config{Store: store, UploadRate: -1, Logger: nil})
-	if err != nil {
-		t.Fatal(err)
-	}
-	archTS := httptest.NewServer(arch)
-	t.Cleanup(func() {
-		archTS.Close()
-		arch.Close()
-		simTS.Close()
-		s.Close()
-	})
+	archTS, arch := startArchive(t, server.Config{Store: store})
 	dir := t.TempDir()
 	x := make([]float32, 2200*audio.InputRate/1000)
 	for k := range 1000 * audio.InputRate / 1000 { // 1 s at −12 dBFS: a turn for the energy VAD
@@ -562,21 +544,12 @@ func (e *faultEnv) archived(t *testing.T, stdout string) (*report.Report, *archi
 	if err != nil {
 		t.Fatalf("GET /api/reports/%s: %v: %.200s", id, err, b)
 	}
-	if res, err = http.Get(e.archive + "/api/reports?limit=500"); err != nil {
-		t.Fatal(err)
-	}
-	b, _ = io.ReadAll(res.Body)
-	res.Body.Close()
 	var page struct {
 		Reports []archive.Meta `json:"reports"`
 	}
-	if err := json.Unmarshal(b, &page); err != nil {
-		t.Fatalf("GET /api/reports: %v: %.200s", err, b)
-	}
-	for i := range page.Reports {
-		if page.Reports[i].ID == id {
-			return r, &page.Reports[i]
-		}
+	getJSON(t, e.archive+"/api/reports?limit=500", &page)
+	if i := slices.IndexFunc(page.Reports, func(m archive.Meta) bool { return m.ID == id }); i >= 0 {
+		return r, &page.Reports[i]
 	}
 	return r, nil
 }

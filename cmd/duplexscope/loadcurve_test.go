@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -58,13 +57,7 @@ func TestRunLoadCurveShards(t *testing.T) {
 		if r.err != nil {
 			t.Fatalf("shard %d: %v\n%s", i+1, r.err, r.stdout)
 		}
-		b, err := os.ReadFile(filepath.Join(r.dir, "loadcurve.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &files[i]); err != nil {
-			t.Fatal(err)
-		}
+		readJSON(t, filepath.Join(r.dir, "loadcurve.json"), &files[i])
 	}
 	slots := func(ss []loadcurve.Session) map[int][]int {
 		m := map[int][]int{}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,16 +43,11 @@ Examples:
   duplexscope replay --run out/traces`
 
 func replayCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, replayUsage) }
+	fs := newFlagSet("replay", replayUsage, stderr)
 	asRun := fs.Bool("run", false, "print one run-level duplex_metrics.json")
 	pretty := fs.Bool("pretty", false, "indent")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitError{code: 2, err: err}
+		return flagError(err)
 	}
 	if fs.NArg() == 0 {
 		return &exitError{code: 2, err: errors.New("replay: no wire log given\n\n" + replayUsage)}

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -114,10 +113,7 @@ Examples:
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseRunFlags(args, stderr)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitError{code: 2, err: err}
+		return flagError(err)
 	}
 	sum, err := runBench(ctx, o, stdout, stderr)
 	if err != nil {

@@ -43,9 +43,7 @@ type runOptions struct {
 
 func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	o := &runOptions{}
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, runUsage) }
+	fs := newFlagSet("run", runUsage, stderr)
 	fs.StringVar(&o.URL, "url", "", "server base URL")
 	fs.StringVar(&o.Model, "model", "", "served model name")
 	fs.StringVar(&o.Dataset, "dataset", "", "builtin | DIR | FILE.json(l)")

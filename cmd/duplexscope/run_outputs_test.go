@@ -218,6 +218,35 @@ func readFile(t *testing.T, path string) []byte {
 	return b
 }
 
+// mustRun runs `duplexscope run` in-process with args and returns its
+// stdout; a failed run fails the test with its stderr.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	var so, se bytes.Buffer
+	if err := runCmd(context.Background(), args, &so, &se); err != nil {
+		t.Fatalf("run: %v\n%s", err, se.String())
+	}
+	return so.String()
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(readFile(t, path), v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// readReport decodes the report.json at path strictly (report.Decode).
+func readReport(t *testing.T, path string) *report.Report {
+	t.Helper()
+	r, err := report.Decode(readFile(t, path), report.DefaultLimits)
+	if err != nil {
+		t.Fatalf("%s does not decode: %v", path, err)
+	}
+	return r
+}
+
 // TestSessionReportWarnings: the run's warnings count what the wire logs'
 // session extras say, against each session's own append size.
 func TestSessionReportWarnings(t *testing.T) {

@@ -21,20 +21,30 @@ import (
 	"github.com/duplexscope/duplexscope/sim"
 )
 
-func startSim(t *testing.T) (*httptest.Server, string) {
+// serveSim serves a fresh simulator on its routes (as serve mounts them)
+// until the test ends.
+func serveSim(t *testing.T) (*sim.Server, *httptest.Server) {
 	t.Helper()
 	s, err := sim.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/v1/realtime", s)
-	mux.Handle("/sim/", s)
+	for _, p := range sim.Routes() {
+		mux.Handle(p, s)
+	}
 	ts := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		ts.Close()
 		s.Close()
 	})
+	return s, ts
+}
+
+// startSim is serveSim with the realtime endpoint's ws:// URL.
+func startSim(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	_, ts := serveSim(t)
 	return ts, "ws" + strings.TrimPrefix(ts.URL, "http") + "/v1/realtime"
 }
 
@@ -116,14 +126,8 @@ type dmFile struct {
 
 func readDM(t *testing.T, dir string) dmFile {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "duplex_metrics.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d dmFile
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, "duplex_metrics.json"), &d)
 	return d
 }
 
@@ -276,15 +280,11 @@ func TestRunUpload(t *testing.T) {
 	}))
 	defer arch.Close()
 	out := filepath.Join(t.TempDir(), "out")
-	var so, se bytes.Buffer
-	err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out,
+	stdout := mustRun(t, "--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out,
 		"--settle", "500ms", "--progress=false", "--upload", arch.URL, "--run-id", "r1", "--shard", "2/2",
-		"--name", "nightly fp8", "--notes", "driver 550", "--tag", "gpu-a", "--tag", "fp8"}, &so, &se)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
-	if !strings.Contains(so.String(), arch.URL+"/r/abc") {
-		t.Errorf("stdout %q lacks the share URL", so.String())
+		"--name", "nightly fp8", "--notes", "driver 550", "--tag", "gpu-a", "--tag", "fp8")
+	if !strings.Contains(stdout, arch.URL+"/r/abc") {
+		t.Errorf("stdout %q lacks the share URL", stdout)
 	}
 	file, _ := os.ReadFile(filepath.Join(out, "report.json"))
 	if !bytes.Equal(got, file) || key == "" {
@@ -317,12 +317,9 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 	t.Parallel()
 	_, ws := startSim(t)
 	dir := t.TempDir()
-	var so, se bytes.Buffer
 	out := filepath.Join(dir, "lc")
-	if err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--settle", "500ms",
-		"--progress=false", "--load-curve", "1,2"}, &so, &se); err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
+	mustRun(t, "--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--settle", "500ms",
+		"--progress=false", "--load-curve", "1,2")
 	var lc struct {
 		Levels []struct {
 			Sessions   int      `json:"sessions"`
@@ -333,13 +330,7 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 			TTFPOrigin string   `json:"ttfp_origin"`
 		} `json:"levels"`
 	}
-	b, err := os.ReadFile(filepath.Join(out, "loadcurve.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &lc); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(out, "loadcurve.json"), &lc)
 	if len(lc.Levels) != 2 || lc.Levels[0].Sessions != 1 || lc.Levels[1].Sessions != 2 {
 		t.Fatalf("levels %+v", lc.Levels)
 	}
@@ -349,14 +340,7 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 		}
 	}
 	// The curve is also a report (load_curve), archived and shared like any run.
-	rb, err := os.ReadFile(filepath.Join(out, fileReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.Decode(rb, report.DefaultLimits)
-	if err != nil {
-		t.Fatalf("load-curve report.json: %v", err)
-	}
+	rep := readReport(t, filepath.Join(out, fileReport))
 	if rep.LoadCurve == nil || len(rep.LoadCurve.Levels) != 2 || rep.LoadCurve.Levels[0].Sessions != 1 || rep.LoadCurve.Levels[1].Sessions != 2 ||
 		rep.LoadCurve.Levels[1].Responses != lc.Levels[1].Responses || !rep.Complete {
 		t.Errorf("report load_curve %+v complete %v, want the 2 levels of loadcurve.json", rep.LoadCurve, rep.Complete)
@@ -371,10 +355,8 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = filepath.Join(dir, "probe")
-	if err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out, "--settle", "500ms",
-		"--progress=false", "--probe", probeFile}, &so, &se); err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
+	mustRun(t, "--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2", "--out", out, "--settle", "500ms",
+		"--progress=false", "--probe", probeFile)
 	var pr struct {
 		Probes []struct {
 			Kind     string  `json:"kind"`
@@ -382,18 +364,14 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 			OnsetMs  float64 `json:"onset_ms"`
 		} `json:"probes"`
 	}
-	if b, err = os.ReadFile(filepath.Join(out, "probes.json")); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &pr); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(out, "probes.json"), &pr)
 	if len(pr.Probes) != 4 {
 		t.Errorf("%d probe results, want 2 probes × 2 sessions", len(pr.Probes))
 	}
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`[{"kind":"shout","clip":"noise","offset_s":1}]`), 0o644)
-	err = runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", filepath.Join(dir, "x"), "--probe", bad}, &so, &se)
+	var so, se bytes.Buffer
+	err := runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--out", filepath.Join(dir, "x"), "--probe", bad}, &so, &se)
 	if exitCode(err) != 2 {
 		t.Errorf("bad probe kind: exit %d (%v), want 2", exitCode(err), err)
 	}

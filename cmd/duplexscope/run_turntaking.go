@@ -51,16 +51,12 @@ func printTurnTaking(w io.Writer, tt *report.TurnTaking) {
 		return
 	}
 	for _, s := range tt.Scores {
-		better := "higher is better"
-		if s.LowerIsBetter {
-			better = "lower is better"
-		}
 		lat := "–"
 		if s.LatencyMeanMs != nil {
 			lat = strconv.FormatFloat(*s.LatencyMeanMs, 'f', 1, 64) + " ms"
 		}
 		fmt.Fprintf(w, "turn-taking %-12s TOR %d/%d (%s)  latency %s over %d takeover cases (client trace clock)\n",
-			s.Category, s.Takeovers, s.Cases, better, lat, s.LatencyCount)
+			s.Category, s.Takeovers, s.Cases, report.BetterWay(s), lat, s.LatencyCount)
 	}
 }
 

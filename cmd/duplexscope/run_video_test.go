@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +19,6 @@ import (
 
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/server"
-	"github.com/duplexscope/duplexscope/server/archive"
 	"github.com/duplexscope/duplexscope/sim"
 )
 
@@ -61,23 +58,10 @@ func TestRunOmniInteractVideo(t *testing.T) {
 	t.Parallel()
 	const durS = 3.2
 	data := makeOmniInteract(t, durS)
-	simSrv, err := sim.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Store: archive.NewMemory(), Sim: simSrv, UploadRate: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer func() {
-		ts.Close()
-		srv.Close()
-		simSrv.Close()
-	}()
+	ts := startArchiveSim(t)
 	resDir := t.TempDir()
 	var so, se bytes.Buffer
-	err = runCmd(context.Background(), []string{
+	err := runCmd(context.Background(), []string{
 		"--base-url", "ws" + strings.TrimPrefix(ts.URL, "http"), "--endpoint", "/v1/realtime?sim_turns_ms=1500",
 		"--model", "openbmb/MiniCPM-o-4_5", "--backend", "openai-realtime-duplex",
 		"--dataset-name", "omniinteract", "--dataset-path", data, "--num-prompts", "1", "--max-concurrency", "1",
@@ -386,17 +370,9 @@ func TestRunTickAwareFraming(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
-			var so, se bytes.Buffer
-			args := append([]string{"--url", ws + "?sim_profile=personaplex&sim_response_ms=1000", "--model", "sim", "--dataset", "builtin", "--limit", "1",
-				"--out", out, "--settle", "300ms", "--progress=false"}, tc.extra...)
-			if err := runCmd(context.Background(), args, &so, &se); err != nil {
-				t.Fatalf("%v\n%s", err, se.String())
-			}
-			rb, _ := os.ReadFile(filepath.Join(out, "report.json"))
-			r, err := report.Decode(rb, report.DefaultLimits)
-			if err != nil {
-				t.Fatal(err)
-			}
+			stdout := mustRun(t, append([]string{"--url", ws + "?sim_profile=personaplex&sim_response_ms=1000", "--model", "sim", "--dataset", "builtin", "--limit", "1",
+				"--out", out, "--settle", "300ms", "--progress=false"}, tc.extra...)...)
+			r := readReport(t, filepath.Join(out, "report.json"))
 			warned := false
 			for _, w := range r.Warnings {
 				warned = warned || w.Code == report.WarnFrameTick
@@ -410,8 +386,8 @@ func TestRunTickAwareFraming(t *testing.T) {
 				} `json:"session"`
 			}
 			json.Unmarshal(tb, &tr)
-			if tr.Session.DS.FrameMs != tc.wantFrame || warned != tc.wantWarn || strings.Contains(so.String(), "run: warning: The frame size") != tc.wantWarn {
-				t.Errorf("frame %d, report warning %v, stdout:\n%s", tr.Session.DS.FrameMs, warned, so.String())
+			if tr.Session.DS.FrameMs != tc.wantFrame || warned != tc.wantWarn || strings.Contains(stdout, "run: warning: The frame size") != tc.wantWarn {
+				t.Errorf("frame %d, report warning %v, stdout:\n%s", tr.Session.DS.FrameMs, warned, stdout)
 			}
 		})
 	}
@@ -428,17 +404,9 @@ func TestRunDuplexEvalVideo(t *testing.T) {
 	os.WriteFile(recs, []byte(`{"sample_id":"560","split":"RTD_OCR","video":"`+video+`"}`+"\n"), 0o644)
 	ts, ws := startSim(t)
 	out := filepath.Join(t.TempDir(), "out")
-	var so, se bytes.Buffer
-	err := runCmd(context.Background(), []string{"--url", ws + "?sim_turns_ms=1500", "--model", "sim",
-		"--dataset-name", "omni-duplex-eval", "--dataset-path", recs, "--out", out, "--settle", "300ms", "--progress=false"}, &so, &se)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, se.String())
-	}
-	rb, _ := os.ReadFile(filepath.Join(out, "report.json"))
-	r, err := report.Decode(rb, report.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "--url", ws+"?sim_turns_ms=1500", "--model", "sim",
+		"--dataset-name", "omni-duplex-eval", "--dataset-path", recs, "--out", out, "--settle", "300ms", "--progress=false")
+	r := readReport(t, filepath.Join(out, "report.json"))
 	if len(r.Sessions) != 1 || r.Sessions[0].SessionID != "560" || r.Sessions[0].ServerSessionID == "" {
 		t.Fatalf("sessions %+v", r.Sessions)
 	}

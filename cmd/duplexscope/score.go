@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,14 +33,9 @@ Examples:
   duplexscope score metrics/testdata/vectors/*.trace.json | jq .kind`
 
 func scoreCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("score", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, scoreUsage) }
+	fs := newFlagSet("score", scoreUsage, stderr)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitError{code: 2, err: err}
+		return flagError(err)
 	}
 	if fs.NArg() == 0 {
 		return &exitError{code: 2, err: errors.New("score: no trace files given\n\n" + scoreUsage)}

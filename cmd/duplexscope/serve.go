@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -84,9 +83,7 @@ type serveOptions struct {
 }
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, serveUsage) }
+	fs := newFlagSet("serve", serveUsage, stderr)
 	var o serveOptions
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.StringVar(&o.Data, "data", "./data", "data directory (SQLite archive)")
@@ -105,10 +102,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Int64Var(&o.BodyMinRate, "body-min-rate", server.DefaultBodyMinRate, "request bodies: slowest accepted upload, bytes per second (slower ones are cut)")
 	o.Sim = sim.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitError{2, err}
+		return flagError(err)
 	}
 	if fs.NArg() > 0 {
 		return &exitError{2, fmt.Errorf("serve: unexpected arguments %q", fs.Args())}

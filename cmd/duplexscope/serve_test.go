@@ -319,26 +319,46 @@ func TestServeGracefulShutdown(t *testing.T) {
 	}
 }
 
+// startArchive serves cfg without an upload rate limit (an in-memory
+// archive when cfg.Store is nil) until the test ends.
+func startArchive(t *testing.T, cfg server.Config) (*httptest.Server, *server.Server) {
+	t.Helper()
+	if cfg.Store == nil {
+		cfg.Store = archive.NewMemory()
+	}
+	cfg.UploadRate = -1
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ts.Close()
+		srv.Close()
+	})
+	return ts, srv
+}
+
+// startArchiveSim serves an in-memory archive and the embedded simulator,
+// mounted as serve mounts them.
+func startArchiveSim(t *testing.T) *httptest.Server {
+	t.Helper()
+	simSrv, err := sim.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { simSrv.Close() }) // after the server (cleanups run last first)
+	ts, _ := startArchive(t, server.Config{Sim: simSrv})
+	return ts
+}
+
 // TestShardedRunUpload: two `duplexscope run --run-id R --shard i/2
 // --upload` processes report to one server (archive + embedded simulator,
 // mounted as serve mounts them); the server merges them into one run whose
 // run-level statistics are recomputed from the pooled per-response rows.
 func TestShardedRunUpload(t *testing.T) {
 	t.Parallel()
-	simSrv, err := sim.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Store: archive.NewMemory(), Sim: simSrv, UploadRate: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv)
-	defer func() {
-		ts.Close()
-		srv.Close()
-		simSrv.Close()
-	}()
+	ts := startArchiveSim(t)
 	ws := "ws" + strings.TrimPrefix(ts.URL, "http") + "/v1/realtime"
 	outs := make([]string, 2)
 	errs := make([]error, 2)

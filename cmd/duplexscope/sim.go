@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -36,16 +35,11 @@ Examples:
   duplexscope sim --sim-scenario scenario.json`
 
 func simCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, simUsage) }
+	fs := newFlagSet("sim", simUsage, stderr)
 	addr := fs.String("addr", "127.0.0.1:8081", "listen address")
 	opts := sim.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return &exitError{code: 2, err: err}
+		return flagError(err)
 	}
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("sim: unexpected arguments %q", fs.Args())}

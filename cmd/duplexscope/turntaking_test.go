@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,20 +53,8 @@ func oneCase(t *testing.T, id string) string {
 func runOut(t *testing.T, args ...string) (*report.Report, string, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	var so, se bytes.Buffer
-	args = append(args, "--model", "sim", "--out", out, "--settle", "1s", "--progress=false")
-	if err := runCmd(context.Background(), args, &so, &se); err != nil {
-		t.Fatalf("run: %v\n%s", err, se.String())
-	}
-	b, err := os.ReadFile(filepath.Join(out, fileReport))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := report.Decode(b, report.DefaultLimits)
-	if err != nil {
-		t.Fatalf("report.json does not decode: %v", err)
-	}
-	return rep, so.String(), out
+	stdout := mustRun(t, append(args, "--model", "sim", "--out", out, "--settle", "1s", "--progress=false")...)
+	return readReport(t, filepath.Join(out, fileReport)), stdout, out
 }
 
 // TestRunTurnTakingScores checks each turn-taking score against a simulator

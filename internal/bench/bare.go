@@ -219,20 +219,9 @@ func RunBare(ctx context.Context, s *Sim, query string, n int, d, stagger time.D
 
 func runBare(ctx context.Context, s *Sim, query string, pcms [][]byte, at func(i int) time.Duration) (FidelityResult, error) {
 	n := len(pcms)
-	res := FidelityResult{Sessions: n, Start: time.Now()}
-	results := make([]*BareResult, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i, pcm := range pcms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			time.Sleep(at(i))
-			results[i], errs[i] = BareRun(ctx, s.WS(query), pcm, 200, 2*time.Second)
-		}()
-	}
-	wg.Wait()
-	res.Elapsed = time.Since(res.Start)
+	res, results, errs := staggered(pcms, at, func(_ int, pcm []byte) (*BareResult, error) {
+		return BareRun(ctx, s.WS(query), pcm, 200, 2*time.Second)
+	})
 	for i, r := range results {
 		if errs[i] != nil {
 			return res, fmt.Errorf("bench: bare session %d of %d: %w", i, n, errs[i])

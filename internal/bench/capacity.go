@@ -135,10 +135,8 @@ const CapacityBound = 5.0 // ms
 // …) against a simulator in a child process until pacing lag p99 reaches
 // CapacityBound, a session fails, or the time budget runs out.
 func CapacityGroup(ctx context.Context, c *Config, sh *Shared) *Section {
-	sec := &Section{Title: "Capacity — paced sessions per runner"}
-	s, err := StartSimProcess()
-	if err != nil {
-		sec.Err = err
+	sec, s := simSection("Capacity — paced sessions per runner", StartSimProcess)
+	if s == nil {
 		return sec
 	}
 	defer s.Close()

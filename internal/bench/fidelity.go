@@ -261,23 +261,32 @@ func slots(n int, stagger time.Duration, frac float64) func(i int) time.Duration
 	}
 }
 
-func runSessions(ctx context.Context, s *Sim, query string, pcms [][]byte, at func(i int) time.Duration) (FidelityResult, []*session.Result, error) {
-	n := len(pcms)
-	res := FidelityResult{Sessions: n, Start: time.Now()}
-	results := make([]*session.Result, n)
-	errs := make([]error, n)
+// staggered runs one for every pcm concurrently, the ith starting at(i)
+// after now, and returns the timing with each session's result and error.
+func staggered[R any](pcms [][]byte, at func(i int) time.Duration, one func(i int, pcm []byte) (R, error)) (FidelityResult, []R, []error) {
+	res := FidelityResult{Sessions: len(pcms), Start: time.Now()}
+	results := make([]R, len(pcms))
+	errs := make([]error, len(pcms))
 	var wg sync.WaitGroup
 	for i, pcm := range pcms {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			time.Sleep(at(i))
-			cfg := &session.Config{URL: s.WS(query), Model: "sim", SampleID: fmt.Sprintf("bench-%d", i), Split: "bench", CompletionTimeout: 2 * time.Minute}
-			results[i], errs[i] = session.Run(ctx, cfg, pcm)
+			results[i], errs[i] = one(i, pcm)
 		}()
 	}
 	wg.Wait()
 	res.Elapsed = time.Since(res.Start)
+	return res, results, errs
+}
+
+func runSessions(ctx context.Context, s *Sim, query string, pcms [][]byte, at func(i int) time.Duration) (FidelityResult, []*session.Result, error) {
+	n := len(pcms)
+	res, results, errs := staggered(pcms, at, func(i int, pcm []byte) (*session.Result, error) {
+		cfg := &session.Config{URL: s.WS(query), Model: "sim", SampleID: fmt.Sprintf("bench-%d", i), Split: "bench", CompletionTimeout: 2 * time.Minute}
+		return session.Run(ctx, cfg, pcm)
+	})
 	for i, r := range results {
 		if errs[i] != nil {
 			return res, results, fmt.Errorf("bench: session %d of %d: %w", i, n, errs[i])

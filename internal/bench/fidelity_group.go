@@ -22,10 +22,8 @@ const SimSeed = 17
 // simulator's truth at concurrency 1 and 16, with the bare coder/websocket
 // reader as the baseline.
 func FidelityGroup(ctx context.Context, c *Config, sh *Shared) *Section {
-	sec := &Section{Title: "Timing fidelity — headless runner"}
-	s, err := StartSimInProcess()
-	if err != nil {
-		sec.Err = err
+	sec, s := simSection("Timing fidelity — headless runner", StartSimInProcess)
+	if s == nil {
 		return sec
 	}
 	defer s.Close()

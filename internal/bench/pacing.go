@@ -50,10 +50,8 @@ func TimerProbe(frame time.Duration, stop <-chan struct{}) []float64 {
 // paced by a time.Ticker (same simulator, same input) and a
 // time.Sleep(frame) loop.
 func PacingGroup(ctx context.Context, c *Config, sh *Shared) *Section {
-	sec := &Section{Title: "Pacing — native"}
-	s, err := StartSimInProcess()
-	if err != nil {
-		sec.Err = err
+	sec, s := simSection("Pacing — native", StartSimInProcess)
+	if s == nil {
 		return sec
 	}
 	defer s.Close()

@@ -43,6 +43,18 @@ func (s *Sim) WS(query string) string {
 	return u
 }
 
+// simSection opens a group's section with a simulator from start; when the
+// simulator does not start, the section carries the error and s is nil.
+func simSection(title string, start func() (*Sim, error)) (sec *Section, s *Sim) {
+	sec = &Section{Title: title}
+	s, err := start()
+	if err != nil {
+		sec.Err = err
+		return sec, nil
+	}
+	return sec, s
+}
+
 // StartSimInProcess serves sim.New(nil) on 127.0.0.1 in this process.
 func StartSimInProcess() (*Sim, error) {
 	s, err := sim.New(&sim.Options{MaxSessions: 4096}) // the capacity bench goes past the default session cap

@@ -33,6 +33,19 @@ func simUpdate() []byte {
 	return []byte(`{"type":"session.update","event_id":"evt_open","session":{"model":"m","input_audio_format":"pcm16","output_audio_format":"pcm16"}}`)
 }
 
+// openSim opens a test-profile sim session (closed when the test ends) and
+// sends its session.update.
+func openSim(ctx context.Context, t *testing.T, s *Server) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.Dial(ctx, wsURL(s, "sim_profile=test"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	_ = c.Write(ctx, websocket.MessageText, simUpdate())
+	return c
+}
+
 func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
 
 // TestSimParamBombs (item 3): a huge sim_response_ms (every packet was
@@ -87,13 +100,8 @@ func TestSimFrameBomb(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	legit, _, err := websocket.Dial(ctx, wsURL(s, "sim_profile=test"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer legit.CloseNow()
+	legit := openSim(ctx, t, s)
 	tenSeconds := base64.StdEncoding.EncodeToString(make([]byte, 2*16000*10))
-	_ = legit.Write(ctx, websocket.MessageText, simUpdate())
 	_ = legit.Write(ctx, websocket.MessageText, []byte(`{"type":"input_audio_buffer.append","event_id":"e1","audio":"`+tenSeconds+`"}`))
 	_ = legit.Write(ctx, websocket.MessageText, []byte(`{"type":"session.heartbeat"}`))
 	if !readUntil(ctx, legit, "session.heartbeat_ack") {

@@ -31,6 +31,19 @@ func lagSessions(size int) []byte {
 	return []byte(b.String())
 }
 
+// postSessions posts body as the sessions of n load runs named prefix-0 …
+// prefix-(n-1) and returns the count of each status with the server's usage.
+func postSessions(t *testing.T, s *Server, prefix string, n int, body []byte) (map[int]int, Usage) {
+	t.Helper()
+	sm := s.Sample()
+	codes := map[int]int{}
+	for i := range n {
+		res, _ := s.Do(t, Request{Method: "POST", Path: fmt.Sprintf("/api/loadruns/%s-%d/sessions", prefix, i), Body: body, Header: jsonHeader})
+		codes[res.StatusCode]++
+	}
+	return codes, sm.Stop()
+}
+
 // TestLoadRunHubBomb (item 3): ten 8 MiB sessions posts kept 1.15 GB in the
 // hub with no expiry. Bodies over 4 MiB are refused; many posts under it
 // stay within the hub's budget (128 MiB, oldest runs forgotten).
@@ -39,25 +52,13 @@ func TestLoadRunHubBomb(t *testing.T) {
 	const hubRSS = 450 << 20
 	s := Start(t)
 	huge := lagSessions(8<<20 - 64<<10) // just under the old 8 MiB body limit
-	sm := s.Sample()
-	codes := map[int]int{}
-	for i := range 10 {
-		res, _ := s.Do(t, Request{Method: "POST", Path: fmt.Sprintf("/api/loadruns/bomb-%d/sessions", i), Body: huge, Header: jsonHeader})
-		codes[res.StatusCode]++
-	}
-	u1 := sm.Stop()
+	codes, u1 := postSessions(t, s, "bomb", 10, huge)
 	Attack(t, "3", "ten 8 MiB load-run session posts", fmt.Sprintf("statuses %v; %s", codes, u1))
 	if codes[http.StatusRequestEntityTooLarge] != 10 {
 		t.Errorf("8 MiB posts: statuses %v, want 413 for all", codes)
 	}
 	big := lagSessions(3 << 20)
-	sm = s.Sample()
-	codes = map[int]int{}
-	for i := range 20 {
-		res, _ := s.Do(t, Request{Method: "POST", Path: fmt.Sprintf("/api/loadruns/many-%d/sessions", i), Body: big, Header: jsonHeader})
-		codes[res.StatusCode]++
-	}
-	u2 := sm.Stop()
+	codes, u2 := postSessions(t, s, "many", 20, big)
 	Attack(t, "3", "twenty 3 MiB load-run posts (12 MiB of sessions each in memory)", fmt.Sprintf("statuses %v; %s", codes, u2))
 	if codes[http.StatusOK] != 20 {
 		t.Errorf("3 MiB posts: statuses %v, want 200 (kept within the budget by forgetting old runs)", codes)

@@ -79,12 +79,7 @@ loop:
 	// A websocket idle past the body grace is not cut (no ReadTimeout).
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, wsURL(s, "sim_profile=test"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
-	_ = ws.Write(ctx, websocket.MessageText, simUpdate())
+	ws := openSim(ctx, t, s)
 	time.Sleep(2500 * time.Millisecond) // idle longer than the 1 s body grace
 	_ = ws.Write(ctx, websocket.MessageText, []byte(`{"type":"session.heartbeat"}`))
 	if !readUntil(ctx, ws, "session.heartbeat_ack") {

@@ -5,6 +5,7 @@ package archivetest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -471,4 +472,39 @@ func relabelled(r *report.Report) (archive.Record, error) {
 		return archive.Record{}, err
 	}
 	return archive.Record{Meta: archive.MetaFromReport(r), Body: body}, nil
+}
+
+// MigrateLabels checks that a SQL archive created before run labels (no
+// name, tags, rev columns) opens, keeps its report and can be relabelled.
+// open opens the same database on every call and returns the store with the
+// SQL handle under it.
+func MigrateLabels(t *testing.T, open func() (archive.Store, *sql.DB, error)) {
+	ctx := context.Background()
+	s, db, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := record(t, Fixture("m", 2), 0)
+	if _, _, err := s.Put(ctx, rec, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"name", "tags", "rev"} { // back to the old schema
+		if _, err := db.Exec(`ALTER TABLE reports DROP COLUMN ` + c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, _, err = open()
+	if err != nil {
+		t.Fatalf("opening an archive without the label columns: %v", err)
+	}
+	defer s.Close()
+	m, err := s.Update(ctx, rec.ID, relabel("renamed", []string{"old"}))
+	if err != nil || m.Name != "renamed" {
+		t.Fatalf("Update after migration = %+v, %v", m, err)
+	}
+	got, err := s.Get(ctx, rec.ID)
+	if err != nil || got.Name != "renamed" || len(got.Tags) != 1 || got.Rev != 1 {
+		t.Errorf("Get after migration = %+v, %v", got.Meta, err)
+	}
 }

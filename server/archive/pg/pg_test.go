@@ -4,9 +4,9 @@ package pg_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server/archive"
 	"github.com/duplexscope/duplexscope/server/archive/archivetest"
 	"github.com/duplexscope/duplexscope/server/archive/pg"
@@ -25,48 +25,15 @@ func TestPostgres(t *testing.T) {
 	})
 }
 
-// TestPostgresMigrateLabels: an archive created before run labels (no
-// name, tags, rev columns) opens, keeps its report and can be relabelled.
+// TestPostgresMigrateLabels: an archive created before run labels opens and
+// can be relabelled.
 func TestPostgresMigrateLabels(t *testing.T) {
-	ctx := context.Background()
-	srv := pgtest.Start(t)
-	dsn := srv.NewDatabase(t)
-	s, err := pg.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := archive.NewRecord(archivetest.Fixture("m", 2), archive.NewID(), archivetest.Base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := s.Put(ctx, rec, ""); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []string{"name", "tags", "rev"} { // back to the old schema
-		if _, err := s.DB.Exec(`ALTER TABLE reports DROP COLUMN ` + c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	s, err = pg.Open(ctx, dsn)
-	if err != nil {
-		t.Fatalf("opening an archive without the label columns: %v", err)
-	}
-	defer s.Close()
-	m, err := s.Update(ctx, rec.ID, func(old archive.Record) (archive.Record, error) {
-		r, err := report.Decode(old.Body, report.DefaultLimits)
+	dsn := pgtest.Start(t).NewDatabase(t)
+	archivetest.MigrateLabels(t, func() (archive.Store, *sql.DB, error) {
+		s, err := pg.Open(context.Background(), dsn)
 		if err != nil {
-			return old, err
+			return nil, nil, err
 		}
-		r.Run.Name, r.Run.Tags = "renamed", []string{"pg"}
-		body, err := report.Marshal(r)
-		return archive.Record{Meta: archive.MetaFromReport(r), Body: body}, err
+		return s, s.DB, nil
 	})
-	if err != nil || m.Name != "renamed" {
-		t.Fatalf("Update after migration = %+v, %v", m, err)
-	}
-	got, err := s.Get(ctx, rec.ID)
-	if err != nil || got.Name != "renamed" || len(got.Tags) != 1 || got.Rev != 1 {
-		t.Errorf("Get after migration = %+v, %v", got.Meta, err)
-	}
 }
