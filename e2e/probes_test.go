@@ -48,10 +48,7 @@ type probeRowView struct {
 func TestPageProbes(t *testing.T) {
 	requireBuild(t)
 	s := startStack(t)
-	ctx, cancel := newBrowser(t, silentWAV(t, 40))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	ctx := browser(t, silentWAV(t, 40), 3*time.Minute)
 	began := time.Now()
 	host := strings.TrimPrefix(s.URL, "http://")
 
@@ -100,9 +97,7 @@ func TestPageProbes(t *testing.T) {
 			"url": {target}, "probe_s": {"interruption@2.5"}}
 		start := time.Now()
 		u := s.URL + "/?" + q.Encode()
-		if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
-			t.Fatal(err)
-		}
+		open(t, ctx, u)
 		// When the scheduled interruption is on the table, choose noise and
 		// inject it with the button: the answer still has ≈ 4 s to play.
 		err := pollUntil(ctx, 30*time.Second, func() (bool, error) {

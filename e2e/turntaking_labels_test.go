@@ -114,10 +114,7 @@ func TestPageTurnTakingLabels(t *testing.T) {
 	s := startStack(t)
 	cli := buildCLI(t)
 	wantLabels := manifestLabels(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 6*time.Minute)
-	defer cancelT()
+	ctx := browser(t, fakeMic, 6*time.Minute)
 	// The answers are generated at twice real time (sim_rtf=0.5): the
 	// scores play received audio serially, and at the profile's RTF 0.9
 	// the player's lead 1.6–1.8 s into an answer (the backchannel and
