@@ -3,11 +3,8 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -37,16 +34,12 @@ func TestAccessibility(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 5*time.Minute)
 
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#tab-live"))); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/", chromedp.WaitVisible(chromedp.CSS("#tab-live")))
 	axe.Check(t, ctx, "dashboard (idle)")
 	wavPickerByKeyboard(t, ctx)
 
 	// While running (the live demo: Stop button, live numbers).
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?demo=20"), chromedp.WaitVisible(chromedp.CSS("#btn-stop"))); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/?demo=20", chromedp.WaitVisible(chromedp.CSS("#btn-stop")))
 	axe.Check(t, ctx, "dashboard (running demo)")
 
 	run := runPage(t, s, ctx, url.Values{"autostart": {"1"}, "duration_s": {"12"}, "source": {"dataset:builtin"}}, 3*time.Minute)
@@ -59,11 +52,9 @@ func TestAccessibility(t *testing.T) {
 	tabsByKeyboard(t, ctx)
 	eventLogByKeyboard(t, ctx)
 
-	other := reupload(t, s, run.ReportID)
+	other := postReport(t, s.URL, s.getJSON(t, "/api/reports/"+run.ReportID, nil)) // a second run to compare with
 	for _, path := range []string{"/r/" + run.ReportID, "/history", "/compare?ids=" + run.ReportID + "," + other} {
-		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+path), chromedp.WaitReady("body")); err != nil {
-			t.Fatal(err)
-		}
+		open(t, ctx, s.URL+path, chromedp.WaitReady("body"))
 		awaitCharts(t, ctx, path)
 		axe.Check(t, ctx, path)
 		if path == "/r/"+run.ReportID {
@@ -82,8 +73,8 @@ func TestAccessibility(t *testing.T) {
 	} {
 		if p.ready == "" {
 			awaitRun(t, ctx, s, p.path)
-		} else if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+p.path), chromedp.WaitReady(p.ready)); err != nil {
-			t.Fatal(err)
+		} else {
+			open(t, ctx, s.URL+p.path, chromedp.WaitReady(p.ready))
 		}
 		awaitCharts(t, ctx, p.path)
 		noSideways(t, ctx, p.name)
@@ -94,13 +85,8 @@ func TestAccessibility(t *testing.T) {
 	// After a failure (the error status line), on the phone. Last: a failed
 	// run may be kept for a retry, which must not stand in for a later run.
 	dead := url.Values{"autostart": {"1"}, "source": {"dataset:builtin"}, "url": {"ws://127.0.0.1:1/v1/realtime"}}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+dead.Encode())); err != nil {
-		t.Fatal(err)
-	}
-	if err := pollUntil(ctx, 30*time.Second, func() (bool, error) {
-		phase, err := attr(ctx, "#status", "data-phase")
-		return phase == "failed", err
-	}); err != nil {
+	open(t, ctx, s.URL+"/?"+dead.Encode())
+	if _, _, err := awaitPhase(ctx, 30*time.Second, failed); err != nil {
 		t.Fatalf("a session to a dead port never shows the failed status: %v", err)
 	}
 	noSideways(t, ctx, "dashboard-390 (failed session)")
@@ -243,9 +229,7 @@ var tabs = []struct{ id, panel string }{
 func awaitRun(t *testing.T, ctx context.Context, s *stack, path string) {
 	t.Helper()
 	start := time.Now()
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+path)); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+path)
 	awaitReport(t, ctx, start, 3*time.Minute)
 }
 
@@ -290,24 +274,4 @@ func noSideways(t *testing.T, ctx context.Context, page string) {
 	} else {
 		t.Logf("%s: scrollWidth %d <= innerWidth %d", page, m.Scroll, m.Inner)
 	}
-}
-
-// reupload archives a copy of report id (a second run to compare with).
-func reupload(t *testing.T, s *stack, id string) string {
-	t.Helper()
-	body := s.getJSON(t, "/api/reports/"+id, nil)
-	res, err := http.Post(s.URL+"/api/reports", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusCreated {
-		t.Fatalf("re-uploading %s: %s: %s", id, res.Status, b)
-	}
-	var up struct{ ID string }
-	if err := json.Unmarshal(b, &up); err != nil || up.ID == "" {
-		t.Fatalf("re-uploading %s: %s (%v)", id, b, err)
-	}
-	return up.ID
 }

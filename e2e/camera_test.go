@@ -22,32 +22,14 @@ func TestCameraSession(t *testing.T) {
 	const durS = 8
 	q := url.Values{"autostart": {"1"}, "duration_s": {strconv.Itoa(durS)}, "source": {"mic"}, "video": {"camera"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
-
-	var rep struct {
-		Sessions []struct {
-			SessionID       string `json:"session_id"`
-			WireLog         string `json:"wire_log"`
-			VideoFramesSent int    `json:"video_frames_sent"`
-		} `json:"sessions"`
-	}
-	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
-	if len(rep.Sessions) != 1 {
-		t.Fatalf("sessions %+v", rep.Sessions)
-	}
-	sent := rep.Sessions[0].VideoFramesSent
+	rep, truth := videoRun(t, s, run)
+	sent := rep.VideoFramesSent
 	t.Logf("video frames sent: %d", sent)
 	// ~1 picture a second over durS s of input (the first may come late,
 	// while the fake camera starts; never more than one a second).
 	if sent < durS-3 || sent > durS+1 {
 		t.Errorf("video_frames_sent = %d, want about %d (1 fps over %d s)", sent, durS, durS)
 	}
-	var truth struct {
-		Received int `json:"video_frames_received"`
-		Frames   []struct {
-			AppendIndex int `json:"append_index"`
-		} `json:"video_frames"`
-	}
-	s.getJSON(t, "/sim/sessions/"+rep.Sessions[0].SessionID+"/truth", &truth)
 	if truth.Received != sent || len(truth.Frames) != sent {
 		t.Errorf("simulator received %d frames (%d listed), the report says %d sent", truth.Received, len(truth.Frames), sent)
 	}
@@ -57,7 +39,7 @@ func TestCameraSession(t *testing.T) {
 			break
 		}
 	}
-	wl := s.getJSON(t, "/api/reports/"+run.ReportID+"/attachments/"+rep.Sessions[0].WireLog, nil)
+	wl := s.getJSON(t, "/api/reports/"+run.ReportID+"/attachments/"+rep.WireLog, nil)
 	if n := len(regexp.MustCompile(`"video_frames":\[\{"bytes":\d+,"sha256":"[0-9a-f]{64}"\}\]`).FindAll(wl, -1)); n != sent {
 		t.Errorf("wire log holds %d frame digests, want %d", n, sent)
 	}
@@ -78,23 +60,10 @@ func TestVideoDatasetSession(t *testing.T) {
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "source": {"dataset:video"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
-	var rep struct {
-		Sessions []struct {
-			SessionID       string `json:"session_id"`
-			VideoFramesSent int    `json:"video_frames_sent"`
-		} `json:"sessions"`
+	rep, truth := videoRun(t, s, run)
+	if rep.VideoFramesSent != 5 { // greeting.mp4: 4.6 s → 5 slots, all with a picture
+		t.Fatalf("session %+v, want 5 frames sent", rep)
 	}
-	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
-	if len(rep.Sessions) != 1 || rep.Sessions[0].VideoFramesSent != 5 { // greeting.mp4: 4.6 s → 5 slots, all with a picture
-		t.Fatalf("sessions %+v, want 5 frames sent", rep.Sessions)
-	}
-	var truth struct {
-		Received int `json:"video_frames_received"`
-		Frames   []struct {
-			AudioEndMs int `json:"audio_end_ms"`
-		} `json:"video_frames"`
-	}
-	s.getJSON(t, "/sim/sessions/"+rep.Sessions[0].SessionID+"/truth", &truth)
 	if truth.Received != 5 || len(truth.Frames) != 5 {
 		t.Fatalf("truth: %+v", truth)
 	}
@@ -104,4 +73,36 @@ func TestVideoDatasetSession(t *testing.T) {
 			t.Errorf("frame %d rode the append ending at %d ms, want the first at ≥ %d ms", k, f.AudioEndMs, b)
 		}
 	}
+}
+
+// videoSession is the one session of a video run's report.
+type videoSession struct {
+	SessionID       string `json:"session_id"`
+	WireLog         string `json:"wire_log"`
+	VideoFramesSent int    `json:"video_frames_sent"`
+}
+
+// videoTruth is what the simulator says it received of the pictures.
+type videoTruth struct {
+	Received int `json:"video_frames_received"`
+	Frames   []struct {
+		AppendIndex int `json:"append_index"`
+		AudioEndMs  int `json:"audio_end_ms"`
+	} `json:"video_frames"`
+}
+
+// videoRun fetches run's report, which must hold one session, and the
+// simulator's truth of that session.
+func videoRun(t *testing.T, s *stack, run browserRun) (videoSession, videoTruth) {
+	t.Helper()
+	var rep struct {
+		Sessions []videoSession `json:"sessions"`
+	}
+	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
+	if len(rep.Sessions) != 1 {
+		t.Fatalf("sessions %+v, want one", rep.Sessions)
+	}
+	var truth videoTruth
+	s.getJSON(t, "/sim/sessions/"+rep.Sessions[0].SessionID+"/truth", &truth)
+	return rep.Sessions[0], truth
 }

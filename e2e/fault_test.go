@@ -5,12 +5,10 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +41,19 @@ func statusText(ctx context.Context) (text, phase string, err error) {
 	text, err = chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#status')||{}).innerText||""`))
 	return text, phase, err
 }
+
+// awaitPhase polls the #status line until want(its data-phase) holds; it
+// returns the line and the phase last seen.
+func awaitPhase(ctx context.Context, timeout time.Duration, want func(phase string) bool) (text, phase string, err error) {
+	err = pollUntil(ctx, timeout, func() (bool, error) {
+		var err error
+		text, phase, err = statusText(ctx)
+		return want(phase), err
+	})
+	return text, phase, err
+}
+
+func failed(phase string) bool { return phase == "failed" }
 
 // TestBrowserFaults runs a page session per fault: for a fatal fault the
 // page must end the session with a message naming what went wrong and
@@ -100,9 +111,7 @@ func TestBrowserFaults(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.fault, func(t *testing.T) {
 			q := faultQuery(wsOf(s.URL), tc.fault)
-			if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-				t.Fatal(err)
-			}
+			open(t, ctx, s.URL+"/?"+q.Encode())
 			var text, phase string
 			err := pollUntil(ctx, 2*time.Minute, func() (bool, error) {
 				var err error
@@ -124,7 +133,7 @@ func TestBrowserFaults(t *testing.T) {
 				}
 			}
 			id, _ := attr(ctx, "#share", "data-report-id")
-			rep := checkArchived(t, s.URL, id, !tc.fails, tc.rows)
+			rep := checkArchived(t, s, id, !tc.fails, tc.rows)
 			if tc.check != nil {
 				tc.check(t, rep)
 			}
@@ -149,15 +158,9 @@ func TestBrowserFaults(t *testing.T) {
 // complete flag (an incomplete one carries the incomplete_session warning
 // and its session's error) and that at least minRows metrics rows arrived;
 // it returns the report.
-func checkArchived(t *testing.T, base, id string, complete bool, minRows int) *report.Report {
+func checkArchived(t *testing.T, s *stack, id string, complete bool, minRows int) *report.Report {
 	t.Helper()
-	res, err := http.Get(base + "/api/reports/" + id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	rep, err := report.Decode(b, report.DefaultLimits)
+	rep, err := report.Decode(s.getJSON(t, "/api/reports/"+id, nil), report.DefaultLimits)
 	if err != nil {
 		t.Fatalf("GET /api/reports/%s: %v", id, err)
 	}
@@ -175,17 +178,10 @@ func checkArchived(t *testing.T, base, id string, complete bool, minRows int) *r
 	}
 	t.Logf("archived report %s: complete=%v, %d metrics rows, warnings %d, session error %q", id, rep.Complete, len(rep.Metrics.Requests), len(rep.Warnings), sessionErr(rep))
 	// The listing says the same.
-	if res, err = http.Get(base + "/api/reports?limit=500"); err != nil {
-		t.Fatal(err)
-	}
-	b, _ = io.ReadAll(res.Body)
-	res.Body.Close()
 	var page struct {
 		Reports []archive.Meta `json:"reports"`
 	}
-	if err := json.Unmarshal(b, &page); err != nil {
-		t.Fatalf("GET /api/reports: %v", err)
-	}
+	s.getJSON(t, "/api/reports?limit=500", &page)
 	i := slices.IndexFunc(page.Reports, func(m archive.Meta) bool { return m.ID == id })
 	if i < 0 || page.Reports[i].Complete != complete {
 		t.Errorf("GET /api/reports: entry for %s %+v, want listed with complete=%v", id, page.Reports, complete)
@@ -237,15 +233,9 @@ func TestPendingUploadLostAck(t *testing.T) {
 		w.WriteHeader(rec.Code)
 		_, _ = io.Copy(w, bytes.NewReader(rec.Body.Bytes()))
 	}))
-	defer front.Close()
+	t.Cleanup(front.Close) // after the browser's
 
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancelT()
-	queued := func() (int, error) {
-		return chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
-	}
+	ctx := browser(t, fakeMic, 4*time.Minute)
 	stored := func() []archive.Meta {
 		page, err := s.Store.List(ctx, archive.Filter{})
 		if err != nil {
@@ -257,17 +247,12 @@ func TestPendingUploadLostAck(t *testing.T) {
 	// 1. The session (error_event) ends; its upload is stored, the answer lost.
 	loseAck.Store(true)
 	q := faultQuery(wsOf(front.URL), "error_event")
-	if err := chromedp.Do(ctx, chromedp.Navigate(front.URL+"/?"+q.Encode())); err != nil {
-		t.Fatal(err)
-	}
-	if err := pollUntil(ctx, 2*time.Minute, func() (bool, error) {
-		txt, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#share')||{}).innerText||""`))
-		return strings.Contains(txt, "kept in this browser"), err
-	}); err != nil {
+	open(t, ctx, front.URL+"/?"+q.Encode())
+	if err := awaitKept(ctx, 2*time.Minute); err != nil {
 		text, phase, _ := statusText(ctx)
 		t.Fatalf("the page never said the run was kept: %v (phase %q, status %q)", err, phase, text)
 	}
-	if n, err := queued(); err != nil || n != 1 {
+	if n, err := pendingUploads(ctx); err != nil || n != 1 {
 		t.Fatalf("pending uploads in localStorage: %d (%v), want 1", n, err)
 	}
 	items := stored()
@@ -287,11 +272,9 @@ func TestPendingUploadLostAck(t *testing.T) {
 
 	// 2. Next visit, answers get through: the queue is delivered once.
 	loseAck.Store(false)
-	if err := chromedp.Do(ctx, chromedp.Navigate(front.URL+"/")); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, front.URL+"/")
 	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
-		n, err := queued()
+		n, err := pendingUploads(ctx)
 		return n == 0, err
 	}); err != nil {
 		t.Fatalf("the queued report was never acknowledged: %v", err)
@@ -308,7 +291,7 @@ func TestPendingUploadLostAck(t *testing.T) {
 	if code := statusOf(t, s.URL+"/api/reports/"+id+"/attachments/wire-log.json"); code != http.StatusOK {
 		t.Errorf("wire log after the retry: %d, want 200", code)
 	}
-	checkArchived(t, s.URL, id, false, 1)
+	checkArchived(t, s, id, false, 1)
 }
 
 func statusOf(t *testing.T, u string) int {
@@ -326,4 +309,39 @@ func sessionErr(r *report.Report) string {
 		return ""
 	}
 	return r.Sessions[0].Error
+}
+
+// TestFailedUploadIsRetried: when the archive refuses the upload, the page
+// keeps the report in browser storage and delivers it on the next visit
+// (same Idempotency-Key, so a retry can never store it twice).
+func TestFailedUploadIsRetried(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
+	s, ctx := pageTest(t, nil, 3*time.Minute)
+	s.FailUploads.Store(true)
+	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
+	open(t, ctx, s.URL+"/?"+q.Encode())
+	if err := awaitKept(ctx, 2*time.Minute); err != nil {
+		t.Fatalf("the page never said the run was kept: %v", err)
+	}
+	n, err := pendingUploads(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("pending uploads in localStorage: %d (%v), want 1", n, err)
+	}
+	if page, _ := s.Store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
+		t.Fatalf("archive holds %d reports while uploads fail", len(page.Items))
+	}
+	s.FailUploads.Store(false)
+	open(t, ctx, s.URL+"/")
+	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
+		page, err := s.Store.List(ctx, archive.Filter{})
+		return len(page.Items) == 1, err
+	}); err != nil {
+		t.Fatalf("the kept report never reached the archive: %v", err)
+	}
+	if err := pollUntil(ctx, 30*time.Second, func() (bool, error) {
+		n, err := pendingUploads(ctx)
+		return n == 0, err
+	}); err != nil {
+		t.Errorf("the delivered report is still queued: %v", err)
+	}
 }

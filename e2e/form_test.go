@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,9 +55,7 @@ func TestBrowserLinkShowsWhatRuns(t *testing.T) {
 	s, ctx := pageTest(t, nil, 2*time.Minute)
 
 	q := url.Values{"frame_ms": {"123"}, "profile": {"personaplex"}, "source": {"dataset:builtin"}}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/?"+q.Encode())
 	pageReady(t, ctx)
 	got, err := evalString(ctx, `["in-frame","in-profile","in-source"].map(function(i){return document.getElementById(i).value}).join("|")+"|"+!!document.getElementById("url-errors")+"|"+document.getElementById("link-test").getAttribute("href")`)
 	if err != nil {
@@ -73,9 +70,7 @@ func TestBrowserLinkShowsWhatRuns(t *testing.T) {
 	}
 
 	bad := url.Values{"profile": {"nope"}, "frame_ms": {"abc"}, "source": {"dataset:nope"}, "autostart": {"1"}, "fram_ms": {"80"}}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+bad.Encode())); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/?"+bad.Encode())
 	pageReady(t, ctx)
 	want := []string{`profile="nope"`, "unknown simulator profile", `frame_ms="abc"`, `fram_ms="80"`, "unknown parameter",
 		`source="dataset:nope"`, `no dataset "nope"`, "autostart=1 was not followed"}
@@ -160,10 +155,7 @@ func TestBrowserDialErrors(t *testing.T) {
 	nf := strings.TrimPrefix(notFound.URL, "http://")
 	cl := strings.TrimPrefix(closer.URL, "http://")
 	s := startStackWith(t, func(c *server.Config) { c.ProxyAllow = []string{dead, nf, cl} })
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelT()
+	ctx := browser(t, fakeMic, 3*time.Minute)
 	cases := []struct {
 		name, target string
 		proxy        bool
@@ -183,15 +175,8 @@ func TestBrowserDialErrors(t *testing.T) {
 			if tc.proxy {
 				q.Set("proxy", "1")
 			}
-			if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-				t.Fatal(err)
-			}
-			var text, phase string
-			err := pollUntil(ctx, 60*time.Second, func() (bool, error) {
-				var err error
-				text, phase, err = statusText(ctx)
-				return phase == "failed", err
-			})
+			open(t, ctx, s.URL+"/?"+q.Encode())
+			text, phase, err := awaitPhase(ctx, 60*time.Second, failed)
 			if err != nil {
 				t.Fatalf("the page never failed: %v (status %q, phase %q)", err, text, phase)
 			}
@@ -223,9 +208,7 @@ func TestBrowserUploadRetriedNow(t *testing.T) {
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailUploads.Store(true)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {"dataset:builtin"}, "url": {wsOf(s.URL) + "/v1/realtime?sim_profile=test"}}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/?"+q.Encode())
 	var progress string
 	if err := pollUntil(ctx, 2*time.Minute, func() (bool, error) {
 		var err error
@@ -257,7 +240,7 @@ func TestBrowserUploadRetriedNow(t *testing.T) {
 	if !strings.Contains(progress, "saved on attempt") {
 		t.Errorf("after delivery the page says %q, want the attempt it was saved on", progress)
 	}
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
+	n, err := pendingUploads(ctx)
 	if err != nil || n != 0 {
 		t.Errorf("pending uploads after delivery: %d (%v), want 0", n, err)
 	}
@@ -275,15 +258,9 @@ func TestBrowserMicDeniedOffersClips(t *testing.T) {
 	// Browser.setPermission, so the refusal is injected at getUserMedia.
 	onNewDocument(t, ctx, `navigator.mediaDevices.getUserMedia=function(){return Promise.reject(new DOMException("Permission denied","NotAllowedError"))};`)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {"mic"}, "url": {wsOf(s.URL) + "/v1/realtime?sim_profile=test"}}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-		t.Fatal(err)
-	}
-	var text, phase string
-	if err := pollUntil(ctx, 60*time.Second, func() (bool, error) {
-		var err error
-		text, phase, err = statusText(ctx)
-		return phase == "failed", err
-	}); err != nil {
+	open(t, ctx, s.URL+"/?"+q.Encode())
+	text, _, err := awaitPhase(ctx, 60*time.Second, failed)
+	if err != nil {
 		t.Fatalf("a denied mic never failed the run: %v (status %q)", err, text)
 	}
 	kind, _ := attr(ctx, "#status", "data-error")
@@ -296,12 +273,7 @@ func TestBrowserMicDeniedOffersClips(t *testing.T) {
 	}
 	// The failed run stays drawn until the new one renders its first
 	// phase: judging the page before that reads the old failure.
-	var now string
-	if err := pollUntil(ctx, 30*time.Second, func() (bool, error) {
-		var err error
-		now, phase, err = statusText(ctx)
-		return phase != "failed", err
-	}); err != nil {
+	if now, _, err := awaitPhase(ctx, 30*time.Second, func(phase string) bool { return !failed(phase) }); err != nil {
 		t.Fatalf("the switch to the bundled clips started no new run: %v (status %q)", err, now)
 	}
 	run := awaitReport(t, ctx, start, 2*time.Minute)
@@ -330,29 +302,19 @@ func TestBrowserMicNeedsSecurePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// newBrowser's options plus a name for 127.0.0.1 that is not
-	// localhost: http://insecure.test is not a secure context.
-	ctx, cancel := browsertest.Start(t, browsertest.FakeAudio(filepath.Join("testdata", "fake-mic.wav")),
-		browsertest.Flag("host-resolver-rules", "MAP insecure.test 127.0.0.1"))
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelT()
+	// A name for 127.0.0.1 that is not localhost: http://insecure.test is
+	// not a secure context.
+	ctx := browser(t, fakeMic, 2*time.Minute, browsertest.Flag("host-resolver-rules", "MAP insecure.test 127.0.0.1"))
 	onNewDocument(t, ctx, `window.__logs=[];["log","error","warn"].forEach(function(k){var o=console[k];console[k]=function(){window.__logs.push(k+": "+Array.from(arguments).join(" "));o.apply(console,arguments)}});window.addEventListener("error",function(e){window.__logs.push("uncaught: "+e.message)});window.addEventListener("unhandledrejection",function(e){window.__logs.push("rejection: "+e.reason)});`)
 	page := "http://insecure.test:" + u.Port()
 	q := url.Values{"autostart": {"1"}, "duration_s": {"3"}, "source": {"mic"}, "url": {"ws://insecure.test:" + u.Port() + "/v1/realtime?sim_profile=test"}}
-	if err := chromedp.Do(ctx, chromedp.Navigate(page+"/?"+q.Encode())); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, page+"/?"+q.Encode())
 	secure, err := evalString(ctx, `String(window.isSecureContext)`)
 	if err != nil || secure != "false" {
 		t.Fatalf("isSecureContext = %q (%v): the test page must be insecure", secure, err)
 	}
-	var text, phase string
-	if err := pollUntil(ctx, 60*time.Second, func() (bool, error) {
-		var err error
-		text, phase, err = statusText(ctx)
-		return phase == "failed", err
-	}); err != nil {
+	text, _, err := awaitPhase(ctx, 60*time.Second, failed)
+	if err != nil {
 		logs, _ := evalString(ctx, `(window.__logs||[]).join("\n")`)
 		t.Fatalf("a mic run on an insecure page never failed: %v (status %q)\n%s", err, text, logs)
 	}

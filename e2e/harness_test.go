@@ -97,6 +97,22 @@ func newBrowser(t testing.TB, wav string) (context.Context, context.CancelFunc) 
 	return browsertest.Start(t, browsertest.FakeAudio(wav))
 }
 
+// fakeMic is what the browsers' fake microphone plays unless a test says
+// otherwise.
+var fakeMic = filepath.Join("testdata", "fake-mic.wav")
+
+// browser starts chromium whose fake mic plays wav (opts add to its
+// launch) with a deadline of timeout; it closes when t ends, after the
+// test's own deferred calls and before what t set up earlier (the stack).
+func browser(t testing.TB, wav string, timeout time.Duration, opts ...browsertest.Option) context.Context {
+	t.Helper()
+	ctx, cancel := browsertest.Start(t, append([]browsertest.Option{browsertest.FakeAudio(wav)}, opts...)...)
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancelT)
+	return ctx
+}
+
 // pageTest begins a page test: the build checked, a stack (its config
 // changed by edit, if not nil), a browser whose fake mic plays
 // testdata/fake-mic.wav, and a deadline for the whole test; the browser
@@ -105,11 +121,31 @@ func pageTest(t *testing.T, edit func(*server.Config), timeout time.Duration) (*
 	t.Helper()
 	requireBuild(t)
 	s := startStackWith(t, edit)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	t.Cleanup(cancel)
-	ctx, cancelT := context.WithTimeout(ctx, timeout)
-	t.Cleanup(cancelT)
-	return s, ctx
+	return s, browser(t, fakeMic, timeout)
+}
+
+// open navigates the tab of ctx to u, then runs then (a wait); an error
+// fails t.
+func open(t testing.TB, ctx context.Context, u string, then ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(u)}, then...)...); err != nil {
+		t.Fatalf("open %s: %v", u, err)
+	}
+}
+
+// pendingUploads counts the reports the page keeps in localStorage for a
+// later upload.
+func pendingUploads(ctx context.Context) (int, error) {
+	return chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
+}
+
+// awaitKept waits until the share line says the run was kept in the
+// browser (its upload failed).
+func awaitKept(ctx context.Context, timeout time.Duration) error {
+	return pollUntil(ctx, timeout, func() (bool, error) {
+		txt, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#share')||{}).innerText||""`))
+		return strings.Contains(txt, "kept in this browser"), err
+	})
 }
 
 // screenshot saves a full-page PNG to docs/screenshots/name.png.

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -98,10 +97,7 @@ func TestHostileReportsRunNoScript(t *testing.T) {
 		}
 		ids = append(ids, c.ID)
 	}
-	ctx, cancel := newBrowser(t, "testdata/fake-mic.wav")
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelT()
+	ctx := browser(t, fakeMic, 2*time.Minute)
 	pages := []string{"/compare?ids=" + strings.Join(ids[:3], ","), "/compare?ids=" + strings.Join(ids[3:6], ","),
 		"/history", "/history?q=" + url.QueryEscape(hostile[0]),
 		// The live page prefills its form from URL parameters.
@@ -112,9 +108,7 @@ func TestHostileReportsRunNoScript(t *testing.T) {
 		marker["/r/"+id] = hostileMarker[i]
 	}
 	for _, p := range pages {
-		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+p)); err != nil {
-			t.Fatalf("open %s: %v", p, err)
-		}
+		open(t, ctx, s.URL+p)
 		// The load event fires after images (onerror) and iframes settle.
 		if err := pollUntil(ctx, 20*time.Second, func() (bool, error) {
 			st, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.readyState`))

@@ -57,9 +57,7 @@ func TestPageURLParamsRunNoScript(t *testing.T) {
 			for _, name := range params {
 				q.Set(name, p)
 			}
-			if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+route+"?"+q.Encode())); err != nil {
-				t.Fatal(err)
-			}
+			open(t, ctx, s.URL+route+"?"+q.Encode())
 			// The wasm has rendered the page from the URL when the model
 			// field holds the payload as its value.
 			err := pollUntil(ctx, 60*time.Second, func() (bool, error) {

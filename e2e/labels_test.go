@@ -77,9 +77,7 @@ func TestShareBoxLabels(t *testing.T) {
 	}); err != nil {
 		t.Errorf("duplicate tags: status %q, want it refused on the page", status)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/r/"+run.ReportID), chromedp.WaitVisible(chromedp.CSS("#run-labels"))); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/r/"+run.ReportID, chromedp.WaitVisible(chromedp.CSS("#run-labels")))
 	h1, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("h1")))
 	tags, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#run-labels .tags")))
 	if h1 != "fake mic, builtin" || !strings.Contains(tags, "gpu-a") {
@@ -99,9 +97,7 @@ func TestFailedStartListed(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, nil, 2*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"4"}, "source": {"dataset:builtin"}, "url": {"ws://127.0.0.1:9/v1/realtime"}}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/?"+q.Encode())
 	var id string
 	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
 		phase, err := attr(ctx, "#status", "data-phase")
@@ -125,9 +121,7 @@ func TestFailedStartListed(t *testing.T) {
 	if r.Complete || len(r.Sessions) != 1 || r.Sessions[0].Error == "" || len(r.Metrics.Requests) != 0 {
 		t.Errorf("failed run archived as complete=%v sessions %+v rows %d", r.Complete, r.Sessions, len(r.Metrics.Requests))
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/history"), chromedp.WaitVisible(chromedp.CSS("#runs"))); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/history", chromedp.WaitVisible(chromedp.CSS("#runs")))
 	row, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('tr[data-id="`+id+`"]')||{}).outerHTML||""`))
 	if err != nil || !strings.Contains(row, `data-value="incomplete"`) || !strings.Contains(row, `data-complete="false"`) || !strings.Contains(row, `data-value="server"`) {
 		t.Errorf("history row of the failed run: %q (%v), want it listed with the incomplete and real-server badges", row, err)

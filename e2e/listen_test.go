@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
@@ -20,6 +21,21 @@ const laneExtents = `(function(id){
 	var m = c.getModel(), out = [];
 	for (var i = 0; i < 2; i++) { var a = m.getComponent('xAxis', i); if (a && a.axis && a.axis.scale) out.push(a.axis.scale.getExtent()); }
 	return out })`
+
+// lanes polls (10 s) until the two-lane timeline #id is laid out and
+// returns its lanes' extents (user, model).
+func lanes(t *testing.T, ctx context.Context, id string) [][]float64 {
+	t.Helper()
+	var ext [][]float64
+	if err := pollUntil(ctx, 10*time.Second, func() (bool, error) {
+		var err error
+		ext, err = chromedp.Run(ctx, chromedp.Evaluate[[][]float64](laneExtents+`('`+id+`')`))
+		return len(ext) == 2, err
+	}); err != nil {
+		t.Fatalf("timeline #%s: %v", id, err)
+	}
+	return ext
+}
 
 // TestShareListenDatasetRun runs a 12 s page session on the bundled
 // dataset (its clips last longer than 12 s), then checks the issue-20
@@ -40,14 +56,7 @@ func TestShareListenDatasetRun(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#tab-timeline")), chromedp.WaitVisible(chromedp.CSS("#chart-timeline"))); err != nil {
 		t.Fatal(err)
 	}
-	var ext [][]float64
-	if err := pollUntil(ctx, 10*time.Second, func() (bool, error) {
-		var err error
-		ext, err = chromedp.Run(ctx, chromedp.Evaluate[[][]float64](laneExtents+`('chart-timeline')`))
-		return len(ext) == 2, err
-	}); err != nil {
-		t.Fatalf("dashboard timeline: %v", err)
-	}
+	ext := lanes(t, ctx, "chart-timeline") // the dashboard's
 	if ext[0][0] != ext[1][0] || ext[0][1] != ext[1][1] {
 		t.Errorf("dashboard timeline lanes on different axes: user %v, model %v", ext[0], ext[1])
 	}
@@ -59,9 +68,7 @@ func TestShareListenDatasetRun(t *testing.T) {
 	t.Logf("dashboard timeline lanes: user %v s, model %v s", ext[0], ext[1])
 
 	// The share page.
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/r/"+run.ReportID), chromedp.WaitReady("body")); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/r/"+run.ReportID, chromedp.WaitReady("body"))
 	starts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#listen [data-start-s]')).map(e => e.dataset.startS)`))
 	if err != nil {
 		t.Fatal(err)
@@ -95,13 +102,7 @@ func TestShareListenDatasetRun(t *testing.T) {
 	if user == 0 || model == 0 {
 		t.Errorf("transcripts: %d user lines (clip text), %d model lines, want both:\n%s", user, model, strings.Join(said, "\n"))
 	}
-	if err := pollUntil(ctx, 10*time.Second, func() (bool, error) {
-		var err error
-		ext, err = chromedp.Run(ctx, chromedp.Evaluate[[][]float64](laneExtents+`('chart-session')`))
-		return len(ext) == 2, err
-	}); err != nil {
-		t.Fatalf("share page session timeline: %v", err)
-	}
+	ext = lanes(t, ctx, "chart-session") // the share page's
 	if ext[0][0] != ext[1][0] || ext[0][1] != ext[1][1] || ext[0][1] < 12 {
 		t.Errorf("share page session timeline lanes: user %v, model %v, want one axis covering the 12 s run", ext[0], ext[1])
 	}

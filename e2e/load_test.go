@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"sort"
 	"strconv"
@@ -25,32 +24,15 @@ import (
 // recording the most chart points seen while the run was still going.
 func loadPage(t *testing.T, s *stack, ctx context.Context, query url.Values, timeout time.Duration) (id string, livePoints int) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/load?"+query.Encode())); err != nil {
-		t.Fatal(err)
-	}
-	err := pollUntil(ctx, timeout, func() (bool, error) {
-		phase, err := attr(ctx, "#load-status", "data-phase")
-		if err != nil {
-			return false, err
-		}
-		if phase == "failed" {
-			st, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#load-status")))
-			return false, fmt.Errorf("the load page failed: %s", st)
-		}
+	open(t, ctx, s.URL+"/load?"+query.Encode())
+	id = awaitShare(t, ctx, "#load-status", timeout, func(phase string) {
 		if phase == "streaming" {
 			if v, _ := attr(ctx, "#chart-load", "data-points"); v != "" {
 				n, _ := strconv.Atoi(v)
 				livePoints = max(livePoints, n)
 			}
 		}
-		id, err = attr(ctx, "#share", "data-report-id")
-		return id != "", err
 	})
-	if err != nil {
-		st, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#load-status")))
-		screenshot(t, ctx, "failure-"+strings.ReplaceAll(t.Name(), "/", "_"))
-		t.Fatalf("waiting for the load curve's report: %v (status %q)", err, st)
-	}
 	return id, livePoints
 }
 
@@ -152,9 +134,7 @@ func TestPageLoadCurveShared(t *testing.T) {
 	watch, cancelW := chromedp.NewContext(ctx)
 	defer cancelW()
 	// Runner 2 first: it must wait at the barrier for runner 1.
-	if err := chromedp.Do(tab2, chromedp.Navigate(s.URL+"/load?"+q("2/2").Encode())); err != nil {
-		t.Fatal(err)
-	}
+	open(t, tab2, s.URL+"/load?"+q("2/2").Encode())
 	id1, _ := loadPage(t, s, ctx, q("1/2"), 2*time.Minute)
 	var id2 string
 	if err := pollUntil(tab2, time.Minute, func() (bool, error) {
@@ -164,9 +144,7 @@ func TestPageLoadCurveShared(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("runner 2 never saved: %v", err)
 	}
-	if err := chromedp.Do(watch, chromedp.Navigate(s.URL+"/load?run_id=e2e-shared&watch=1")); err != nil {
-		t.Fatal(err)
-	}
+	open(t, watch, s.URL+"/load?run_id=e2e-shared&watch=1")
 	if err := pollUntil(watch, 30*time.Second, func() (bool, error) {
 		v, err := attr(watch, "#chart-load", "data-points")
 		return v == "2", err

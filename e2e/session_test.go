@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/duplexscope/duplexscope/internal/bench"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/trace"
@@ -49,44 +50,52 @@ type browserRun struct {
 // the archived report's id. It also measures navigation → first chart point.
 func runPage(t testing.TB, s *stack, ctx context.Context, query url.Values, timeout time.Duration) browserRun {
 	t.Helper()
-	u := s.URL + "/?" + query.Encode()
 	start := time.Now()
-	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
-		t.Fatalf("navigate %s: %v", u, err)
-	}
+	open(t, ctx, s.URL+"/?"+query.Encode())
 	return awaitReport(t, ctx, start, timeout)
 }
 
 // awaitReport waits until the page navigated at start has archived its run.
 func awaitReport(t testing.TB, ctx context.Context, start time.Time, timeout time.Duration) browserRun {
 	t.Helper()
-	var run browserRun
-	run.Ctx = ctx
-	err := pollUntil(ctx, timeout, func() (bool, error) {
+	run := browserRun{Ctx: ctx}
+	run.ReportID = awaitShare(t, ctx, "#status", timeout, func(string) {
 		if run.FirstPointMs == 0 {
 			if v, err := attr(ctx, "#chart-ttfp", "data-points"); err == nil && v != "" && v != "0" {
 				run.FirstPointMs = float64(time.Since(start).Microseconds()) / 1000
 			}
 		}
-		phase, err := attr(ctx, "#status", "data-phase")
+	})
+	t.Logf("navigation → first TTFP chart point: %.0f ms", run.FirstPointMs)
+	return run
+}
+
+// awaitShare waits until the page whose status line is status (its
+// data-phase) shows the archived report's id in #share, and returns it;
+// each poll hands seen the phase first (progress the caller records). A
+// failed phase or the timeout fails t, with a screenshot.
+func awaitShare(t testing.TB, ctx context.Context, status string, timeout time.Duration, seen func(phase string)) string {
+	t.Helper()
+	var id string
+	err := pollUntil(ctx, timeout, func() (bool, error) {
+		phase, err := attr(ctx, status, "data-phase")
 		if err != nil {
 			return false, err
 		}
+		seen(phase)
 		if phase == "failed" {
-			status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
-			return false, fmt.Errorf("the page reports a failed session: %s", status)
+			text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(status)))
+			return false, fmt.Errorf("the page reports a failed run: %s", text)
 		}
-		id, err := attr(ctx, "#share", "data-report-id")
+		id, err = attr(ctx, "#share", "data-report-id")
 		return id != "", err
 	})
 	if err != nil {
-		status, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
+		text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(status)))
 		screenshot(t, ctx, "failure-"+strings.ReplaceAll(t.Name(), "/", "_"))
-		t.Fatalf("waiting for the archived report: %v (status: %q)", err, status)
+		t.Fatalf("waiting for the archived report: %v (status %q)", err, text)
 	}
-	run.ReportID, _ = attr(ctx, "#share", "data-report-id")
-	t.Logf("navigation → first TTFP chart point: %.0f ms", run.FirstPointMs)
-	return run
+	return id
 }
 
 // archived is the part of the report the test checks.
@@ -164,11 +173,13 @@ func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 	// 2. Client-measured created → first audio vs the simulator's truth.
 	var tru truth
 	s.getJSON(t, "/sim/sessions/"+url.PathEscape(sid)+"/truth", &tru)
-	client := clientIntervals(t, tr)
+	// Receive instants per response (client receive clock), by the one
+	// identity rule.
+	client := bench.ReceiveStamps(tr.Events)
 	if ss := tr.Session.StreamStartMs; ss != nil {
 		first := math.Inf(1)
-		for _, c := range client.created {
-			first = math.Min(first, c)
+		for _, c := range client {
+			first = math.Min(first, c.Created)
 		}
 		// performance.now() counts from navigation start.
 		t.Logf("navigation → stream start (wasm load, audio set-up, dial): %.0f ms; → first response.created received: %.0f ms", *ss, first)
@@ -195,12 +206,13 @@ func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 		} else {
 			t.Errorf("response %s: source %q, want server metrics from the simulator", r.ResponseID, r.Source)
 		}
-		c, ok := client.interval[r.ResponseID]
-		if !ok || tr.CreatedMs == nil || tr.FirstAudioMs == nil {
+		c, ok := client[r.ResponseID]
+		if ok = ok && c.FirstAudio >= 0; !ok || tr.CreatedMs == nil || tr.FirstAudioMs == nil {
 			t.Errorf("response %s: no created/first-audio pair (client %v, truth %v/%v)", r.ResponseID, ok, tr.CreatedMs, tr.FirstAudioMs)
 			continue
 		}
-		d := c.ms - (*tr.FirstAudioMs - *tr.CreatedMs)
+		ms := c.FirstAudio - c.Created // created → first audio, client receive clock
+		d := ms - (*tr.FirstAudioMs - *tr.CreatedMs)
 		errs = append(errs, d)
 		if math.Abs(d) > clientTruthBoundMs {
 			// Only acceptable when the page's own wire log shows its main
@@ -212,9 +224,8 @@ func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 			// evidence either way: it needs a lag over one frame, a stall
 			// over 400 ms, while a 250–400 ms stall already moves a stamp
 			// past the bound — that gap failed TestMicSession under load.)
-			createdAt := client.created[r.ResponseID]
-			stall, ok := stalledAt(stalls, createdAt)
-			if s2, ok2 := stalledAt(stalls, createdAt+c.ms); ok2 && (!ok || s2 > stall) {
+			stall, ok := stalledAt(stalls, c.Created)
+			if s2, ok2 := stalledAt(stalls, c.FirstAudio); ok2 && (!ok || s2 > stall) {
 				stall, ok = s2, true
 			}
 			if ok && math.Abs(d) <= stall+frameSlackMs+clientTruthBoundMs {
@@ -223,7 +234,7 @@ func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 				continue
 			}
 			t.Errorf("response %s: client created→first audio %.3f ms, truth %.3f ms: error %.3f ms > %d ms",
-				r.ResponseID, c.ms, *tr.FirstAudioMs-*tr.CreatedMs, d, clientTruthBoundMs)
+				r.ResponseID, ms, *tr.FirstAudioMs-*tr.CreatedMs, d, clientTruthBoundMs)
 		}
 	}
 	t.Logf("client − truth (created → first audio), ms: %s", fmtErrs(errs))
@@ -238,23 +249,11 @@ func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 // duplexscope.pacing annotations (client send clock).
 func logPacing(t testing.TB, tr trace.Session) {
 	t.Helper()
-	var lags []float64
+	lags := bench.PacingLags(tr.Events) // one note a frame, in order
 	var late []string
-	for _, ev := range tr.Events {
-		if ev.Dir != trace.DirLocal {
-			continue
-		}
-		var p struct {
-			Type  string  `json:"type"`
-			Frame int     `json:"frame"`
-			LagMs float64 `json:"lag_ms"`
-		}
-		if json.Unmarshal(ev.Event, &p) != nil || p.Type != "duplexscope.pacing" {
-			continue
-		}
-		lags = append(lags, p.LagMs)
-		if p.LagMs > 100 {
-			late = append(late, fmt.Sprintf("frame %d: %.0f ms", p.Frame, p.LagMs))
+	for k, lag := range lags {
+		if lag > 100 {
+			late = append(late, fmt.Sprintf("frame %d: %.0f ms", k, lag))
 		}
 	}
 	s := metrics.Summarize(lags, 3)
@@ -263,55 +262,6 @@ func logPacing(t testing.TB, tr trace.Session) {
 		return
 	}
 	t.Logf("pacing lag (client send clock): %d frames, p50 %.1f ms, p99 %.1f ms; late frames: %v", s.Count, s.P50, s.P99, late)
-}
-
-// intervals are created → first audio per response from the wire log
-// (client receive clock), with each response's created stamp.
-type intervals struct {
-	interval map[string]span
-	created  map[string]float64
-}
-
-type span struct{ ms float64 }
-
-// clientIntervals returns created → first audio per response from the wire
-// log (client receive clock).
-func clientIntervals(t testing.TB, tr trace.Session) intervals {
-	t.Helper()
-	created := map[string]float64{}
-	out := map[string]span{}
-	for _, ev := range tr.Events {
-		if ev.Dir != trace.DirRecv {
-			continue
-		}
-		var e struct {
-			Type       string `json:"type"`
-			ResponseID string `json:"response_id"`
-			Response   struct {
-				ID string `json:"id"`
-			} `json:"response"`
-		}
-		if json.Unmarshal(ev.Event, &e) != nil {
-			continue
-		}
-		id := e.ResponseID
-		if id == "" {
-			id = e.Response.ID
-		}
-		switch e.Type {
-		case "response.created":
-			if _, ok := created[id]; !ok {
-				created[id] = ev.TMs
-			}
-		case "response.output_audio.delta":
-			if c, ok := created[id]; ok {
-				if _, done := out[id]; !done {
-					out[id] = span{ms: ev.TMs - c}
-				}
-			}
-		}
-	}
-	return intervals{interval: out, created: created}
 }
 
 // stall is a main-thread stall seen in the pacing annotations: frame sent
@@ -397,17 +347,24 @@ func fmtErrs(e []float64) string {
 	return b.String()
 }
 
-// TestMicSession is issue 3's walking skeleton end to end: fake mic →
-// simulator → live chart → archived report, checked against truth and replay.
-func TestMicSession(t *testing.T) {
+// liveSession runs one page session of query (4 min in all, 3 to the
+// archived report), checks the live TTFP chart's points and the archived
+// report (checkReport), and returns the tab, the run and its wire log.
+func liveSession(t *testing.T, query url.Values) (context.Context, browserRun, trace.Session) {
+	t.Helper()
 	s, ctx := pageTest(t, nil, 4*time.Minute)
-	q := url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}}
-	run := runPage(t, s, ctx, q, 3*time.Minute)
+	run := runPage(t, s, ctx, query, 3*time.Minute)
 	pts, _ := attr(ctx, "#chart-ttfp", "data-points")
 	if n, _ := strconv.Atoi(pts); n < minResponses {
 		t.Errorf("TTFP chart has %s points, want ≥ %d", pts, minResponses)
 	}
-	checkReport(t, s, run)
+	return ctx, run, checkReport(t, s, run)
+}
+
+// TestMicSession is issue 3's walking skeleton end to end: fake mic →
+// simulator → live chart → archived report, checked against truth and replay.
+func TestMicSession(t *testing.T) {
+	ctx, run, _ := liveSession(t, url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}})
 	screenshot(t, ctx, "live")
 	for _, tab := range []string{"timeline", "log", "plain"} {
 		target := map[string]string{"timeline": "#chart-timeline", "plain": "#verdict", "log": "#event-log"}[tab]
@@ -445,14 +402,7 @@ func TestMicSession(t *testing.T) {
 
 // TestDatasetSession streams the bundled clips instead of the mic.
 func TestDatasetSession(t *testing.T) {
-	s, ctx := pageTest(t, nil, 4*time.Minute)
-	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}}
-	run := runPage(t, s, ctx, q, 3*time.Minute)
-	pts, _ := attr(ctx, "#chart-ttfp", "data-points")
-	if n, _ := strconv.Atoi(pts); n < minResponses {
-		t.Errorf("TTFP chart has %s points, want ≥ %d", pts, minResponses)
-	}
-	tr := checkReport(t, s, run)
+	_, run, tr := liveSession(t, url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}})
 	wantThread(t, tr, "worker")
 	writeFigure(t, "dataset_first_point_ms", run.FirstPointMs)
 }

@@ -67,9 +67,7 @@ func TestSignInLaterKeepsRun(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-		t.Fatal(err)
-	}
+	open(t, ctx, s.URL+"/?"+q.Encode())
 	if err := pollUntil(ctx, 2*time.Minute, func() (bool, error) {
 		txt, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#share')||{}).innerText||""`))
 		return strings.Contains(txt, "needs sign-in to save") && strings.Contains(txt, "Download report JSON"), err
@@ -79,7 +77,7 @@ func TestSignInLaterKeepsRun(t *testing.T) {
 	if page, _ := s.Store.List(ctx, archive.Filter{}); len(page.Items) != 0 {
 		t.Fatalf("an anonymous page stored %d reports", len(page.Items))
 	}
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(JSON.parse(localStorage.getItem("duplexscope.pending-uploads")||"[]")||[]).length`))
+	n, err := pendingUploads(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("kept runs in localStorage: %d (%v), want 1", n, err)
 	}

@@ -165,17 +165,8 @@ func runStalled(t *testing.T, s *stack, thread string) threadFigures {
 	}
 
 	var rep struct {
-		Metrics struct {
-			Requests []json.RawMessage `json:"duplex_request_metrics"`
-		} `json:"metrics"`
+		archived
 		Responses []bench.HeardResponse `json:"responses"`
-		Sessions  []struct {
-			SessionID string `json:"session_id"`
-			WireLog   string `json:"wire_log"`
-		} `json:"sessions"`
-		Warnings []struct {
-			Code string `json:"code"`
-		} `json:"warnings"`
 	}
 	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
 	if len(rep.Sessions) != 1 || rep.Sessions[0].WireLog == "" {

@@ -41,9 +41,7 @@ func pageText(ctx context.Context) (text, html string, err error) {
 // shareVerdict opens /r/id in the browser and returns its #verdict.
 func shareVerdict(t *testing.T, ctx context.Context, base, id string) (code, text string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/r/"+id), chromedp.WaitVisible(chromedp.CSS("#verdict"))); err != nil {
-		t.Fatalf("share page %s: %v", id, err)
-	}
+	open(t, ctx, base+"/r/"+id, chromedp.WaitVisible(chromedp.CSS("#verdict")))
 	code, text, err := verdictOf(ctx, "#verdict")
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +99,7 @@ func TestBrowserVerdict(t *testing.T) {
 
 	t.Run("dashboard and share page agree", func(t *testing.T) {
 		q := url.Values{"autostart": {"1"}, "duration_s": {"14"}, "source": {"dataset:builtin"}, "url": {ws}}
-		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-			t.Fatal(err)
-		}
+		open(t, ctx, s.URL+"/?"+q.Encode())
 		live, plain, plainText := dashboardVerdict(t, ctx)
 		id, _ := attr(ctx, "#share", "data-report-id")
 		screenshot(t, ctx, "verdict-plain")
@@ -134,9 +130,7 @@ func TestBrowserVerdict(t *testing.T) {
 
 	t.Run("killed session is incomplete", func(t *testing.T) {
 		q := faultQuery(wsOf(s.URL), "unexpected_close")
-		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-			t.Fatal(err)
-		}
+		open(t, ctx, s.URL+"/?"+q.Encode())
 		live, plain, plainText := dashboardVerdict(t, ctx)
 		id, _ := attr(ctx, "#share", "data-report-id")
 		shared, sharedText := shareVerdict(t, ctx, s.URL, id)
@@ -160,9 +154,7 @@ func TestBrowserVerdict(t *testing.T) {
 		// one run; sim_rtf=1.15 stayed below 1).
 		slow := wsOf(s.URL) + "/v1/realtime?" + url.Values{"sim_profile": {"test"}, "sim_rtf": {"2"}}.Encode()
 		q := url.Values{"autostart": {"1"}, "duration_s": {"14"}, "source": {"dataset:builtin"}, "url": {slow}}
-		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/?"+q.Encode())); err != nil {
-			t.Fatal(err)
-		}
+		open(t, ctx, s.URL+"/?"+q.Encode())
 		live, plain, plainText := dashboardVerdict(t, ctx)
 		dash, _, err := pageText(ctx)
 		if err != nil {
@@ -267,8 +259,8 @@ func postReport(t *testing.T, base string, body []byte) string {
 	var up struct {
 		ID string `json:"id"`
 	}
-	if err := json.Unmarshal(b, &up); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(b, &up); err != nil || up.ID == "" {
+		t.Fatalf("upload: %s (%v)", b, err)
 	}
 	return up.ID
 }
