@@ -183,7 +183,7 @@ func (r *liveRun) playingLocked() string {
 	order := r.wire.Order()
 	for i := len(order) - 1; i >= 0; i-- {
 		id := order[i]
-		if p := r.play[id]; p != nil && p.StartMs > 0 && !p.Drained && !r.wire.Response(id).Truncated {
+		if start, _, drained := r.playback.heard(id); start > 0 && !drained && !r.wire.Response(id).Truncated {
 			return id
 		}
 	}

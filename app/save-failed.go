@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 )
 
@@ -13,18 +12,12 @@ import (
 // result and is not saved. A failed upload is kept for a retry, like any
 // run's.
 func (r *liveRun) saveFailedStart() {
-	r.mu.Lock()
-	err := r.err
-	r.mu.Unlock()
-	if err == nil || errors.Is(err, context.Canceled) || r.ctx.Err() != nil {
+	if !r.life.state().failedStartToSave(r.ctx) {
 		return
 	}
 	info, kept, err := saveRun(r.ctx, r.buildSaveInput(nil))
-	r.mu.Lock()
-	r.share = info
-	phase, status := r.phase, r.status
-	r.mu.Unlock()
-	r.setPhase(phase, status) // publish the share box, keep what the page said
+	r.life.setShare(info)
+	r.maybePublish(true) // the share box; the status stays what the page said
 	if err != nil && kept != nil && !errors.Is(err, errSignIn) {
 		go r.retrySave(kept, true) // retried now with backoff, like any run's upload
 	}
