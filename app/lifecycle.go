@@ -76,23 +76,20 @@ func (s lifeState) failedStartToSave(ctx context.Context) bool {
 	return s.err != nil && !errors.Is(s.err, context.Canceled) && ctx.Err() == nil
 }
 
-// setShare records where the run's report went.
-func (l *lifecycle) setShare(info shareInfo) {
-	l.mu.Lock()
-	l.st.share = info
-	l.mu.Unlock()
-}
-
-// saved ends the run by its save's outcome: err is the upload's, kept the
-// report kept in this browser when it failed, sessErr the session's. The
-// run is never lost: a failed upload says it is kept; retry reports that
-// the kept upload goes again now (retrySave).
-func (l *lifecycle) saved(info shareInfo, err error, kept *keptUpload, sessErr error) (retry bool) {
+// saved ends the run by its save's outcome: info is where the report went,
+// err the upload's error, kept the report kept in this browser when the
+// upload failed, sessErr the session's error. The run is never lost: a
+// failed upload says it is kept; retry reports that the kept upload goes
+// again now (retrySave; a sign-in waits for the person). A failed start
+// keeps its phase and words (its error is the news).
+func (l *lifecycle) saved(info shareInfo, err error, kept *keptUpload, sessErr error, failedStart bool) (retry bool) {
+	retry = err != nil && kept != nil && !errors.Is(err, errSignIn)
 	var status string
 	switch {
-	case err != nil && kept != nil && !errors.Is(err, errSignIn):
+	case failedStart:
+	case retry:
 		info.Progress = fmt.Sprintf("Upload attempt 1 of %d failed: %s. Trying again in %s; the run is kept in this browser meanwhile.", maxUploadAttempts, uploadWords(err), secondsText(uploadDelay(2)))
-		status, retry = "Saving failed: "+uploadWords(err)+". The run is kept in this browser; retrying now.", true
+		status = "Saving failed: " + uploadWords(err) + ". The run is kept in this browser; retrying now."
 	case err != nil:
 		status = "Saving failed: " + uploadWords(err) + ". The run is kept in this browser and will be retried."
 	case sessErr != nil:
@@ -101,7 +98,10 @@ func (l *lifecycle) saved(info shareInfo, err error, kept *keptUpload, sessErr e
 		status = "Done — report saved."
 	}
 	l.mu.Lock()
-	l.st.share, l.st.phase, l.st.status = info, phaseDone, status
+	l.st.share = info
+	if !failedStart {
+		l.st.phase, l.st.status = phaseDone, status
+	}
 	l.mu.Unlock()
 	return retry
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/duplexscope/duplexscope/session/tracker"
 )
 
+// saveFunc records a save's outcome (lifecycle.saved).
+type saveFunc = func(info shareInfo, err error, kept *keptUpload, sessErr error, failedStart bool)
+
 // TestLifecycleTransitions: a run's phase, words, error and end of input
 // through the orders its events can come in — including stop before the
 // run started, a second stop, a second finish, and a failed upload, after
@@ -34,45 +37,53 @@ func TestLifecycleTransitions(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		steps func(r *liveRun, save func(shareInfo, error, *keptUpload, error))
+		steps func(r *liveRun, save saveFunc)
 		want  want
 	}{
-		{"new run", func(*liveRun, func(shareInfo, error, *keptUpload, error)) {},
+		{"new run", func(*liveRun, saveFunc) {},
 			want{phase: phaseIdle, active: true}},
-		{"stop before start, twice", func(r *liveRun, _ func(shareInfo, error, *keptUpload, error)) {
+		{"stop before start, twice", func(r *liveRun, _ saveFunc) {
 			r.stop()
 			r.stop() // no second close
 		}, want{phase: phaseIdle, active: true, stopped: true}},
-		{"stop while streaming, then finish", func(r *liveRun, save func(shareInfo, error, *keptUpload, error)) {
+		{"stop while streaming, then finish", func(r *liveRun, save saveFunc) {
 			r.life.set(phaseStreaming, "Streaming")
 			r.stop()
 			r.life.set(phaseFinishing, "Input ended")
-			save(shareInfo{ID: "abc"}, nil, nil, nil)
+			save(shareInfo{ID: "abc"}, nil, nil, nil, false)
 		}, want{phase: phaseDone, status: "Done — report saved.", stopped: true, retry: []bool{false}}},
-		{"finish twice", func(r *liveRun, save func(shareInfo, error, *keptUpload, error)) {
-			save(shareInfo{ID: "abc"}, nil, nil, nil)
-			save(shareInfo{ID: "abc"}, nil, nil, nil)
+		{"finish twice", func(r *liveRun, save saveFunc) {
+			save(shareInfo{ID: "abc"}, nil, nil, nil, false)
+			save(shareInfo{ID: "abc"}, nil, nil, nil, false)
 		}, want{phase: phaseDone, status: "Done — report saved.", retry: []bool{false, false}}},
-		{"dial fails: the first error stays the cause", func(r *liveRun, _ func(shareInfo, error, *keptUpload, error)) {
+		{"dial fails: the first error stays the cause", func(r *liveRun, _ saveFunc) {
 			r.life.set(phaseConnecting, "Connecting")
 			r.fail(errDial)
 			r.life.setErr(errLater, true)
 		}, want{phase: phaseFailed, status: "connection refused", err: errDial}},
-		{"the send path's error is the latest", func(r *liveRun, _ func(shareInfo, error, *keptUpload, error)) {
+		{"the send path's error is the latest", func(r *liveRun, _ saveFunc) {
 			r.life.setErr(errDial, false)
 			r.life.setErr(errLater, false)
 		}, want{phase: phaseIdle, err: errLater, active: true}},
-		{"session error: partial report saved", func(r *liveRun, save func(shareInfo, error, *keptUpload, error)) {
+		{"session error: partial report saved", func(r *liveRun, save saveFunc) {
 			r.life.setErr(errLater, true)
-			save(shareInfo{ID: "abc"}, nil, nil, errLater)
+			save(shareInfo{ID: "abc"}, nil, nil, errLater, false)
 		}, want{phase: phaseDone, status: "partial report saved", err: errLater, retry: []bool{false}}},
-		{"save after an upload failure keeps the run and retries now", func(r *liveRun, save func(shareInfo, error, *keptUpload, error)) {
-			save(shareInfo{Pending: true}, errNet, kept, nil)
+		{"save after an upload failure keeps the run and retries now", func(r *liveRun, save saveFunc) {
+			save(shareInfo{Pending: true}, errNet, kept, nil, false)
 		}, want{phase: phaseDone, status: "The run is kept in this browser; retrying now.", retry: []bool{true},
 			progress: "Upload attempt 1 of 8 failed: the archive could not be reached", pending: true}},
-		{"save needing a sign-in keeps the run for later", func(r *liveRun, save func(shareInfo, error, *keptUpload, error)) {
-			save(shareInfo{Pending: true, SignIn: true}, fmt.Errorf("upload: %w", errSignIn), kept, nil)
+		{"save needing a sign-in keeps the run for later", func(r *liveRun, save saveFunc) {
+			save(shareInfo{Pending: true, SignIn: true}, fmt.Errorf("upload: %w", errSignIn), kept, nil, false)
 		}, want{phase: phaseDone, status: "kept in this browser and will be retried", retry: []bool{false}, pending: true}},
+		{"failed start, saved: its error stays the words", func(r *liveRun, save saveFunc) {
+			r.fail(errDial)
+			save(shareInfo{ID: "abc"}, nil, nil, nil, true)
+		}, want{phase: phaseFailed, status: "connection refused", err: errDial, retry: []bool{false}}},
+		{"failed start, upload failed: kept and retried now, its error stays the words", func(r *liveRun, save saveFunc) {
+			r.fail(errDial)
+			save(shareInfo{Pending: true}, errNet, kept, nil, true)
+		}, want{phase: phaseFailed, status: "connection refused", err: errDial, retry: []bool{true}, pending: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,8 +91,8 @@ func TestLifecycleTransitions(t *testing.T) {
 			r := &liveRun{life: newLifecycle(), playback: newPlayback(), tracker: tracker.New(), wire: tracker.NewView(), ready: true}
 			l := r.life
 			var retry []bool
-			save := func(info shareInfo, err error, k *keptUpload, sessErr error) {
-				retry = append(retry, l.saved(info, err, k, sessErr))
+			save := func(info shareInfo, err error, k *keptUpload, sessErr error, failedStart bool) {
+				retry = append(retry, l.saved(info, err, k, sessErr, failedStart))
 			}
 			tc.steps(r, save)
 			st := l.state()
@@ -115,7 +126,7 @@ func TestLifecycleTransitions(t *testing.T) {
 func TestLifecycleRetried(t *testing.T) {
 	t.Parallel()
 	l := newLifecycle()
-	l.saved(shareInfo{Pending: true, JSONURL: "blob:1"}, errors.New("network"), &keptUpload{}, nil)
+	l.saved(shareInfo{Pending: true, JSONURL: "blob:1"}, errors.New("network"), &keptUpload{}, nil, false)
 	l.retried(uploadProgress{Attempt: 2, SignIn: true, Words: "Upload attempt 2 of 8 failed."})
 	l.retried(uploadProgress{Attempt: 3, Words: "Upload attempt 3 of 8 failed."})
 	sh := l.state().share

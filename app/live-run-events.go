@@ -26,8 +26,8 @@ func (r *liveRun) onSnapshot(d tracker.Delta) {
 // onMedia takes what the worker decoded of a received event for the page:
 // model audio it played (replay, the report) and the turn-taking inputs.
 func (r *liveRun) onMedia(in turntaking.Input, played []byte) {
-	if played != nil {
-		r.playback.received(in.ResponseID, in.TMs, played)
+	if played != nil { // the worker played it: kept here, not queued
+		r.playback.route(nil, session.PlayPush, in.ResponseID, in.TMs, played)
 	}
 	if in.Kind != "" {
 		r.ttMu.Lock()

@@ -56,7 +56,7 @@ func (r *liveRun) finish() {
 	}
 	r.setPhase(phaseSaving, "Saving the report…")
 	info, kept, err := saveRun(r.ctx, r.buildSaveInput(wireLog))
-	retry := r.life.saved(info, err, kept, sessErr)
+	retry := r.life.saved(info, err, kept, sessErr, false)
 	r.maybePublish(true)
 	if retry {
 		go r.retrySave(kept, false)
@@ -96,8 +96,9 @@ func (r *liveRun) retrySave(k *keptUpload, keepStatus bool) {
 // upload retries must not overwrite a newer run's view).
 func (r *liveRun) isCurrent() bool {
 	currentMu.Lock()
-	defer currentMu.Unlock()
-	return currentRun == r
+	cur := currentRun == r
+	currentMu.Unlock()
+	return cur
 }
 
 // drainPlayback tells the player every response is finished.

@@ -47,19 +47,14 @@ func newPlayback() *playback {
 	return &playback{play: map[string]*playState{}, audio: map[string][]timedPCM{}, ackQueue: make(chan ackReq, 256)}
 }
 
-// received keeps model audio of response id received at tMs.
-func (p *playback) received(id string, tMs float64, pcm []byte) {
-	p.mu.Lock()
-	p.audio[id] = append(p.audio[id], timedPCM{TMs: tMs, PCM: pcm})
-	p.mu.Unlock()
-}
-
-// route applies the session's playback action for response id: received
-// audio is kept and, when to is not nil (the session runs on this thread),
-// queued to the player.
+// route applies the session's playback action for response id: audio
+// received at tMs is kept (replay, the report) and, when to is not nil
+// (the session runs on this thread), queued to the player.
 func (p *playback) route(to player, a session.PlayAction, id string, tMs float64, pcm []byte) {
 	if a == session.PlayPush {
-		p.received(id, tMs, pcm)
+		p.mu.Lock()
+		p.audio[id] = append(p.audio[id], timedPCM{TMs: tMs, PCM: pcm})
+		p.mu.Unlock()
 	}
 	if to == nil {
 		return
@@ -102,13 +97,15 @@ func (p *playback) report(m playbackMsg, known, acking bool) playerReport {
 			out.ack, out.doAck = p.acks.Report(m.Type, m.ID, m.Played, 24000)
 		}
 	}
+	var event string // of the wire-log annotation, with its own fields
+	var fields map[string]any
 	switch m.Type {
 	case "level":
 		p.outLevel = m.RMS
 	case "start":
 		if rs != nil && rs.StartMs == 0 {
 			rs.StartMs, out.started = m.PerfMs, true
-			out.note = map[string]any{"type": "duplexscope.playback", "event": "start", "response_id": m.ID, "played_at_ms": m.PerfMs, "clock": "playback"}
+			event, fields = "start", map[string]any{"played_at_ms": m.PerfMs, "clock": "playback"}
 		}
 	case "progress", "drained", "cleared":
 		if rs != nil {
@@ -116,7 +113,7 @@ func (p *playback) report(m playbackMsg, known, acking bool) playerReport {
 			out.playedMs = m.Played * 1000 / 24000
 			if m.Type == "cleared" {
 				out.cleared = true
-				out.note = map[string]any{"type": "duplexscope.playback", "event": "cleared", "response_id": m.ID, "played_ms": out.playedMs, "dropped_ms": m.Dropped * 1000 / 24000}
+				event, fields = "cleared", map[string]any{"played_ms": out.playedMs, "dropped_ms": m.Dropped * 1000 / 24000}
 			}
 			if m.Type == "drained" {
 				rs.Drained, out.drained = true, true
@@ -126,9 +123,13 @@ func (p *playback) report(m playbackMsg, known, acking bool) playerReport {
 		if rs != nil {
 			rs.Under++
 		}
-		out.note = map[string]any{"type": "duplexscope.playback", "event": "underrun", "response_id": m.ID, "count": m.Count}
+		event, fields = "underrun", map[string]any{"count": m.Count}
 	}
 	p.mu.Unlock()
+	if event != "" {
+		fields["type"], fields["event"], fields["response_id"] = "duplexscope.playback", event, m.ID
+		out.note = fields
+	}
 	return out
 }
 
@@ -235,4 +236,3 @@ func (p *playback) ackLoop(ctx context.Context, s acker) {
 		}
 	}
 }
-

@@ -211,14 +211,14 @@ func TestPlaybackSnippet(t *testing.T) {
 	t.Parallel()
 	p := newPlayback()
 	for i := range 4 { // r1: chunks at 1000…1300 ms
-		p.received("r1", 1000+float64(i)*100, []byte{byte(10 + i)})
+		p.route(nil, session.PlayPush, "r1", 1000+float64(i)*100, []byte{byte(10 + i)})
 	}
-	p.received("r2", 5000, []byte{20})
-	p.received("r2", 5200, []byte{21})
+	p.route(nil, session.PlayPush, "r2", 5000, []byte{20})
+	p.route(nil, session.PlayPush, "r2", 5200, []byte{21})
 	big := make([]byte, snippetS*24000*2)
-	p.received("r3", 9000, big)
-	p.received("r3", 9100, big)
-	p.received("r3", 9200, []byte{30})
+	p.route(nil, session.PlayPush, "r3", 9000, big)
+	p.route(nil, session.PlayPush, "r3", 9100, big)
+	p.route(nil, session.PlayPush, "r3", 9200, []byte{30})
 	order := []string{"r1", "r2", "r3"}
 	tests := []struct {
 		name string

@@ -156,12 +156,12 @@ func (r *liveRun) injectProbe(kind string) {
 // onProbeOnset runs in the worklet callback: remember the frame.
 func (r *liveRun) onProbeOnset(id string, seq, sample int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, p := range r.probes {
 		if p.ID == id && p.Seq < 0 {
 			p.Seq = seq
 		}
 	}
+	r.mu.Unlock()
 }
 
 // probeSentLocked stamps probes whose onset frame was just sent.

@@ -1,9 +1,5 @@
 package app
 
-import (
-	"errors"
-)
-
 // saveFailedStart archives a run whose session never started (the server
 // refused, the path was wrong, the handshake failed), so history lists it
 // with its reason and an "incomplete" badge, as it lists CLI runs whose
@@ -16,9 +12,9 @@ func (r *liveRun) saveFailedStart() {
 		return
 	}
 	info, kept, err := saveRun(r.ctx, r.buildSaveInput(nil))
-	r.life.setShare(info)
+	retry := r.life.saved(info, err, kept, nil, true)
 	r.maybePublish(true) // the share box; the status stays what the page said
-	if err != nil && kept != nil && !errors.Is(err, errSignIn) {
+	if retry {
 		go r.retrySave(kept, true) // retried now with backoff, like any run's upload
 	}
 }

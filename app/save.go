@@ -75,9 +75,8 @@ type saveInput struct {
 
 // buildSaveInput collects the finished run (r.mu not held).
 func (r *liveRun) buildSaveInput(wireLog *trace.Session) saveInput {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	err := r.life.state().err
+	r.mu.Lock()
 	in := saveInput{Settings: r.settings, Trace: wireLog, InputPCM: r.inputPCM, Complete: err == nil,
 		UserAgent: app.Window().Get("navigator").Get("userAgent").String(), StartedAt: time.Now()}
 	if r.final != nil {
@@ -101,6 +100,7 @@ func (r *liveRun) buildSaveInput(wireLog *trace.Session) saveInput {
 		in.Probes = append(in.Probes, *p)
 	}
 	snap := r.snapshotLocked()
+	r.mu.Unlock()
 	in.Warnings = snap.Warnings
 	in.Pacing = snap.Pacing
 	return in
