@@ -40,7 +40,6 @@ func demoResult(n, tick int) (metrics.SessionResult, map[string]respView) {
 func runDemo(ctx app.Context, n int) {
 	ctx.Async(func() {
 		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
 		for tick := 0; tick < 240; tick++ {
 			res, resp := demoResult(n, tick)
 			var user, model []chart.Level
@@ -53,5 +52,6 @@ func runDemo(ctx app.Context, n int) {
 			ctx.Dispatch(func(ctx app.Context) { ctx.SetState(stateLive, *snap) })
 			<-t.C
 		}
+		t.Stop()
 	})
 }

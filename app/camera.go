@@ -82,13 +82,14 @@ func startCamera(ctx context.Context) (*camera, error) {
 
 func (c *camera) loop(ctx context.Context) {
 	t := time.NewTicker(cameraInterval)
-	defer t.Stop()
 	for {
 		c.capture()
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-c.done:
+			t.Stop()
 			return
 		case <-t.C:
 		}

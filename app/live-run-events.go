@@ -26,10 +26,8 @@ func (r *liveRun) onSnapshot(d tracker.Delta) {
 // onMedia takes what the worker decoded of a received event for the page:
 // model audio it played (replay, the report) and the turn-taking inputs.
 func (r *liveRun) onMedia(in turntaking.Input, played []byte) {
-	if played != nil {
-		r.mu.Lock()
-		r.audio[in.ResponseID] = append(r.audio[in.ResponseID], timedPCM{TMs: in.TMs, PCM: played})
-		r.mu.Unlock()
+	if played != nil { // the worker played it: kept here, not queued
+		r.playback.route(nil, session.PlayPush, in.ResponseID, in.TMs, played)
 	}
 	if in.Kind != "" {
 		r.ttMu.Lock()
@@ -41,11 +39,7 @@ func (r *liveRun) onMedia(in turntaking.Input, played []byte) {
 // onState follows the session lifecycle.
 func (r *liveRun) onState(st session.State, err error) {
 	if st == session.StateFailed && err != nil {
-		r.mu.Lock()
-		if r.err == nil {
-			r.err = err
-		}
-		r.mu.Unlock()
+		r.life.setErr(err, true)
 		r.stop()
 	}
 }
@@ -68,39 +62,21 @@ func (r *liveRun) onEvent(ev trace.Event, rx *session.Received) {
 		r.mu.Unlock()
 		return
 	}
-	in := u.Received
-	if u.Action == session.PlayPush {
-		r.audio[in.ID] = append(r.audio[in.ID], timedPCM{TMs: ev.TMs, PCM: in.PCM()})
-	}
 	if u.FirstAudio {
 		r.probeCreatedLocked(u.CreatedMs)
 	}
-	g := r.graph
-	if r.worker != nil {
-		g = nil // the session worker feeds the player itself
+	var to player
+	if r.graph != nil && r.worker == nil { // the session worker feeds the player itself
+		to = r.graph
 	}
 	r.mu.Unlock()
-	if g != nil {
-		switch u.Action {
-		case session.PlayPush:
-			g.play(in.ID, in.PCM())
-		case session.PlayClear:
-			g.clear(in.ID)
-		case session.PlayDone:
-			g.done(in.ID)
-		}
+	in := u.Received
+	var pcm []byte
+	if u.Action == session.PlayPush {
+		pcm = in.PCM()
 	}
+	r.playback.route(to, u.Action, in.ID, ev.TMs, pcm)
 	r.maybePublish(u.Boundary)
-}
-
-// playLocked returns id's playback state, creating it.
-func (r *liveRun) playLocked(id string) *playState {
-	p := r.play[id]
-	if p == nil {
-		p = &playState{}
-		r.play[id] = p
-	}
-	return p
 }
 
 // respViewLocked is what the views and the report show of response id.
@@ -109,9 +85,7 @@ func (r *liveRun) respViewLocked(id string) respView {
 	if rs := r.wire.Response(id); rs != nil {
 		v.CreatedMs, v.Truncated, v.Transcript = rs.CreatedMs, rs.Truncated, rs.Transcript
 	}
-	if p := r.play[id]; p != nil {
-		v.PlayStartMs, v.Underruns = p.StartMs, p.Under
-	}
+	v.PlayStartMs, v.Underruns, _ = r.playback.heard(id)
 	return v
 }
 
@@ -121,76 +95,26 @@ func (r *liveRun) respViewLocked(id string) respView {
 func (r *liveRun) onPlayback(m playbackMsg) {
 	r.mu.Lock()
 	s, ws := r.sess, r.worker
-	var rs *playState
-	if r.wire.Response(m.ID) != nil {
-		rs = r.playLocked(m.ID)
-	}
-	ack, doAck := 0, false
-	if rs != nil && ws == nil {
-		ack, doAck = r.playAcks.Report(m.Type, m.ID, m.Played, 24000)
-	}
-	var note map[string]any
-	switch m.Type {
-	case "level":
-		r.outLevel = m.RMS
-	case "start":
-		if rs != nil && rs.StartMs == 0 {
-			rs.StartMs = m.PerfMs
-			r.markers = append(r.markers, chart.Marker{TS: (m.PerfMs - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkPlaybackStart, ResponseID: m.ID})
-			note = map[string]any{"type": "duplexscope.playback", "event": "start", "response_id": m.ID, "played_at_ms": m.PerfMs, "clock": "playback"}
-		}
-	case "progress", "drained", "cleared":
-		if rs != nil {
-			rs.Played = m.Played
-			ms := m.Played * 1000 / 24000
-			if m.Type == "cleared" {
-				note = map[string]any{"type": "duplexscope.playback", "event": "cleared", "response_id": m.ID, "played_ms": ms, "dropped_ms": m.Dropped * 1000 / 24000}
-				r.probeStoppedLocked(m.ID, m.PerfMs, ms)
-			}
-			if m.Type == "drained" {
-				rs.Drained = true
-				r.probeDrainedLocked(m.ID)
-			}
-		}
-	case "underrun":
-		r.playbackUnder++
-		if rs != nil {
-			rs.Under++
-		}
-		note = map[string]any{"type": "duplexscope.playback", "event": "underrun", "response_id": m.ID, "count": m.Count}
+	out := r.playback.report(m, r.wire.Response(m.ID) != nil, ws == nil)
+	switch {
+	case out.started:
+		r.markers = append(r.markers, chart.Marker{TS: (m.PerfMs - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkPlaybackStart, ResponseID: m.ID})
+	case out.cleared:
+		r.probeStoppedLocked(m.ID, m.PerfMs, out.playedMs)
+	case out.drained:
+		r.probeDrainedLocked(m.ID)
 	}
 	r.mu.Unlock()
 	if s != nil { // main thread: this page acks and notes
-		if note != nil {
-			_ = s.Note(note)
+		if out.note != nil {
+			_ = s.Note(out.note)
 		}
-		if doAck {
-			select {
-			case r.acks <- ackReq{id: m.ID, ms: ack}:
-			default: // queue full: a later (cumulative) ack supersedes this one
-			}
+		if out.doAck {
+			r.playback.queueAck(m.ID, out.ack)
 		}
 	}
 	if m.Type == "start" {
 		r.maybePublish(true)
-	}
-}
-
-// ackReq is one playback.ack to send.
-type ackReq struct {
-	id string
-	ms int
-}
-
-// ackLoop sends playback acks in order, off the worklet callback.
-func (r *liveRun) ackLoop(s *session.Session) {
-	for {
-		select {
-		case <-r.ctx.Done():
-			return
-		case a := <-r.acks:
-			_ = s.Played(r.ctx, a.id, a.ms)
-		}
 	}
 }
 
@@ -199,11 +123,11 @@ func (r *liveRun) watchVisibility() {
 	doc := app.Window().Get("document")
 	r.visibilityFunc = app.FuncOf(func(app.Value, []app.Value) any {
 		if doc.Get("hidden").Bool() {
-			r.mu.Lock()
-			if r.phase == phaseStreaming || r.phase == phaseFinishing {
+			if phase := r.life.state().phase; phase == phaseStreaming || phase == phaseFinishing {
+				r.mu.Lock()
 				r.tabHidden = true
+				r.mu.Unlock()
 			}
-			r.mu.Unlock()
 		}
 		return nil
 	})

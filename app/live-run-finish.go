@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/duplexscope/duplexscope/metrics"
@@ -51,26 +50,16 @@ func (r *liveRun) finish() {
 	r.userSpeech = user
 	r.result = res
 	r.final = &final
-	if sessErr != nil && r.err == nil {
-		r.err = sessErr
-	}
 	r.mu.Unlock()
+	if sessErr != nil {
+		r.life.setErr(sessErr, true)
+	}
 	r.setPhase(phaseSaving, "Saving the report…")
 	info, kept, err := saveRun(r.ctx, r.buildSaveInput(wireLog))
-	r.mu.Lock()
-	r.share = info
-	r.mu.Unlock()
-	switch {
-	case err != nil && kept != nil && !errors.Is(err, errSignIn):
-		r.setShareProgress(fmt.Sprintf("Upload attempt 1 of %d failed: %s. Trying again in %s; the run is kept in this browser meanwhile.", maxUploadAttempts, uploadWords(err), secondsText(uploadDelay(2))))
-		r.setPhase(phaseDone, "Saving failed: "+uploadWords(err)+". The run is kept in this browser; retrying now.")
+	retry := r.life.saved(info, err, kept, sessErr, false)
+	r.maybePublish(true)
+	if retry {
 		go r.retrySave(kept, false)
-	case err != nil:
-		r.setPhase(phaseDone, "Saving failed: "+uploadWords(err)+". The run is kept in this browser and will be retried.")
-	case sessErr != nil:
-		r.setPhase(phaseDone, "Session ended with an error: "+errorWords(sessErr)+" — partial report saved.")
-	default:
-		r.setPhase(phaseDone, "Done — report saved.")
 	}
 }
 
@@ -86,36 +75,16 @@ func (r *liveRun) closeSession() (*session.Result, *trace.Session, error) {
 	return r.sess.Finish(r.ctx)
 }
 
-// setShareProgress updates the share box's upload words.
-func (r *liveRun) setShareProgress(words string) {
-	r.mu.Lock()
-	r.share.Progress = words
-	r.mu.Unlock()
-}
-
 // retrySave retries a failed upload now, with backoff, and shows the
 // share link once delivered. It outlives the run (its context is ended by
 // then); it publishes only while this run is the page's current one.
 func (r *liveRun) retrySave(k *keptUpload, keepStatus bool) {
 	retryUpload(context.Background(), k.attempt, apiclient.Wait, func(p uploadProgress) {
-		r.mu.Lock()
-		if p.Delivered {
-			p.Info.Progress = p.Words
-			r.share = p.Info
-		} else {
-			r.share.Progress = p.Words
-			r.share.SignIn = r.share.SignIn || p.SignIn
-		}
-		r.mu.Unlock()
+		r.life.retried(p)
 		if !r.isCurrent() {
 			return
 		}
-		if p.Delivered && keepStatus { // a failed start: its error stays the status
-			r.mu.Lock()
-			phase, status := r.phase, r.status
-			r.mu.Unlock()
-			r.setPhase(phase, status)
-		} else if p.Delivered {
+		if p.Delivered && !keepStatus { // a failed start's error stays the status
 			r.setPhase(phaseDone, "Done — report saved (after "+strconv.Itoa(p.Attempt)+" upload attempts).")
 		} else {
 			r.maybePublish(true)
@@ -127,8 +96,9 @@ func (r *liveRun) retrySave(k *keptUpload, keepStatus bool) {
 // upload retries must not overwrite a newer run's view).
 func (r *liveRun) isCurrent() bool {
 	currentMu.Lock()
-	defer currentMu.Unlock()
-	return currentRun == r
+	cur := currentRun == r
+	currentMu.Unlock()
+	return cur
 }
 
 // drainPlayback tells the player every response is finished.
@@ -142,16 +112,12 @@ func (r *liveRun) drainPlayback() {
 }
 
 func (r *liveRun) setPhase(phase, status string) {
-	r.mu.Lock()
-	r.phase, r.status = phase, status
-	r.mu.Unlock()
+	r.life.set(phase, status)
 	r.maybePublish(true)
 }
 
 func (r *liveRun) fail(err error) {
-	r.mu.Lock()
-	r.err = err
-	r.mu.Unlock()
+	r.life.setErr(err, false)
 	r.setPhase(phaseFailed, errorWords(err))
 	if r.graph != nil {
 		r.graph.stopInput()

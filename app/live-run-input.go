@@ -19,15 +19,13 @@ func (r *liveRun) onSent(f inputFrame, sentMs float64) {
 func (r *liveRun) sendLoop() {
 	for {
 		select {
-		case <-r.stopped:
+		case <-r.life.stopped:
 			return
 		case <-r.ctx.Done():
 			return
 		case f := <-r.frames:
 			if err := r.sess.SendFrame(r.ctx, f.PCM); err != nil {
-				r.mu.Lock()
-				r.err = err
-				r.mu.Unlock()
+				r.life.setErr(err, false)
 				r.stop()
 				return
 			}
@@ -125,7 +123,7 @@ func (r *liveRun) onClipEnd() {
 
 // stop ends input (Stop button, duration_s, end of clip); idempotent.
 func (r *liveRun) stop() {
-	r.stopOnce.Do(func() {
+	r.life.stopOnce.Do(func() {
 		r.mu.Lock()
 		r.ready = false
 		ws := r.worker
@@ -133,6 +131,6 @@ func (r *liveRun) stop() {
 		if ws != nil {
 			ws.StopInput()
 		}
-		close(r.stopped)
+		close(r.life.stopped)
 	})
 }

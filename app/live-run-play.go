@@ -3,14 +3,7 @@ package app
 import "github.com/duplexscope/duplexscope/chart"
 
 // active reports whether the run is still going.
-func (r *liveRun) active() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.phase != phaseDone && r.phase != phaseFailed
-}
-
-// snippetS is how much audio a timeline click plays.
-const snippetS = 3
+func (r *liveRun) active() bool { return r.life.state().active() }
 
 // playMoment plays what was said at m: the user's input, or the model
 // response whose received audio covers m.TS.
@@ -27,28 +20,7 @@ func (r *liveRun) playMoment(m moment) {
 		}
 	} else {
 		rate = 24000
-		at := r.wire.StreamStartMs() + m.TS*1000
-		for _, id := range r.wire.Order() {
-			chunks := r.audio[id]
-			if len(chunks) == 0 || chunks[0].TMs > at+500 {
-				continue
-			}
-			for i, c := range chunks {
-				if c.TMs >= at-250 || i == len(chunks)-1 {
-					for _, cc := range chunks[i:] {
-						pcm = append(pcm, cc.PCM...)
-						if len(pcm) > snippetS*24000*2 {
-							break
-						}
-					}
-					break
-				}
-			}
-			if pcm != nil && chunks[len(chunks)-1].TMs >= at-250 {
-				break
-			}
-			pcm = nil
-		}
+		pcm = r.playback.snippet(r.wire.Order(), r.wire.StreamStartMs()+m.TS*1000)
 	}
 	r.mu.Unlock()
 	if g != nil && len(pcm) > 0 {

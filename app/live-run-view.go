@@ -19,18 +19,21 @@ func shownTab() string {
 
 // snapshotLocked builds the views' snapshot; r.mu is held.
 func (r *liveRun) snapshotLocked() *liveSnapshot {
+	life := r.life.state()
+	err := life.err
+	played, outLevel := r.playback.started()
 	in := viewInput{
-		Phase: r.phase, Status: r.status, SessionID: r.sessionID,
+		Phase: life.phase, Status: life.status, SessionID: r.sessionID,
 		Resp: make(map[string]respView, len(r.wire.Order())),
 		User: r.userLevels, Model: modelLevels(r.wire.Levels()), Markers: r.allMarkersLocked(), Captions: r.captionsLocked(),
-		InLevel: r.inLevel, OutLevel: r.outLevel, Share: r.share, SentS: r.sentMs / 1000,
+		InLevel: r.inLevel, OutLevel: outLevel, Share: life.share, SentS: r.sentMs / 1000,
 		InputRate: r.inputRate, OutputRate: r.outputRate,
 	}
 	tab := shownTab()
 	in.SkipTimeline = tab != "timeline" && r.final == nil
 	in.SkipWaterfall = tab != "live" && r.final == nil
-	if r.err != nil {
-		in.Error = errorWords(r.err)
+	if err != nil {
+		in.Error = errorWords(err)
 	}
 	if r.final != nil {
 		in.Result, in.Final = *r.final, true
@@ -41,13 +44,13 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		in.Result = r.wire.Result()
 		c := in.Result.Counts
 		n := len(r.wire.Order())
-		if r.cache != nil && c.Accepted == r.cacheAccepted && n == r.cacheResp && r.cachePlayed == r.playedStarts() {
+		if r.cache != nil && c.Accepted == r.cacheAccepted && n == r.cacheResp && r.cachePlayed == played {
 			// Nothing the charts show changed: reuse them (frames and
 			// levels arrive five times a second; rebuilding every chart is
 			// wasted main-thread work).
 			in.Reuse = r.cache.snap
 		} else {
-			r.cacheAccepted, r.cacheResp, r.cachePlayed = c.Accepted, n, r.playedStarts()
+			r.cacheAccepted, r.cacheResp, r.cachePlayed = c.Accepted, n, played
 		}
 	}
 	for _, id := range r.wire.Order() {
@@ -90,7 +93,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	}
 	snap := buildView(in)
 	var ae *actionError
-	if errors.As(r.err, &ae) {
+	if errors.As(err, &ae) {
 		snap.ErrorKind = ae.Kind
 	}
 	if r.final == nil && in.Reuse == nil {
@@ -102,17 +105,6 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 // viewCache is the last snapshot whose charts were built.
 type viewCache struct {
 	snap *liveSnapshot
-}
-
-// playedStarts counts responses whose playback started (heard chart input).
-func (r *liveRun) playedStarts() int {
-	n := 0
-	for _, p := range r.play {
-		if p.StartMs > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // allMarkersLocked is the model lane's marks: the wire's (tracker) and
@@ -160,7 +152,7 @@ func (r *liveRun) maybePublish(force bool) {
 		r.mu.Unlock()
 		return
 	}
-	if r.worker == nil && r.awaitingAudioLocked(now) && r.phase == phaseStreaming {
+	if phase := r.life.state().phase; r.worker == nil && r.awaitingAudioLocked(now) && phase == phaseStreaming {
 		// A response was created and its first audio is due: keep the main
 		// thread free so onmessage stamps that audio on time (a redraw here
 		// would delay the receive stamp and shorten the measured interval).

@@ -19,37 +19,16 @@ import (
 	"github.com/duplexscope/duplexscope/session/tracker"
 )
 
-// Phases of a live run, in order (phaseFailed may follow any).
-const (
-	phaseIdle       = "idle"
-	phaseConnecting = "connecting"
-	phaseStreaming  = "streaming"
-	phaseFinishing  = "finishing"
-	phaseSaving     = "saving"
-	phaseDone       = "done"
-	phaseFailed     = "failed"
-)
-
-// playState is a response's playback on the page's player (the playback
-// worklet's reports); its wire state is the tracker's.
-type playState struct {
-	StartMs float64 // playback clock mapped to performance.now(), 0 = not played
-	Played  int     // samples played
-	Under   int     // underruns
-	Drained bool
-}
-
-type timedPCM struct {
-	TMs float64
-	PCM []byte
-}
-
 // liveRun is one session driven from the page: audio graph, session,
-// metrics accumulator and everything the views show. Its methods are called
-// from worklet callbacks, the session's observer goroutine and the
-// controller goroutine; mu guards the fields.
+// metrics accumulator and everything the views show; its course is life's
+// and the model's audio playback's. Its methods are called from worklet
+// callbacks, the session's observer goroutine and the controller
+// goroutine; mu guards the fields (held around calls into life and
+// playback, never taken by them).
 type liveRun struct {
 	mu       sync.Mutex
+	life     *lifecycle
+	playback *playback
 	settings Settings
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -62,18 +41,12 @@ type liveRun struct {
 	tickWarn  string           // the session's frame-size warning (server tick)
 	sess      *session.Session // the session on the main thread (session_thread=main), else nil
 	worker    *workerSession   // the session in the session worker, else nil
-	playAcks  session.PlaybackAcks
 	tracker   *tracker.Tracker // follows the wire log of a session on this thread (session_thread=main)
 	// wire is what the views read: the tracker's Deltas, from the
 	// session worker's snapshots or from wireLog — one drawing path.
-	wire     *tracker.View
-	frames   chan inputFrame
-	acks     chan ackReq
-	stopOnce sync.Once
-	stopped  chan struct{}
+	wire   *tracker.View
+	frames chan inputFrame
 
-	phase, status  string
-	err            error
 	sessionID      string
 	ready          bool
 	readyCtxTime   float64 // input AudioContext time when the session opened
@@ -89,18 +62,13 @@ type liveRun struct {
 	tabHidden      bool
 	inputRate      float64
 	outputRate     float64
-	playbackUnder  int
 	inLevel        float64
-	outLevel       float64
 	inputPCM       []byte
 	userLevels     []chart.Level
-	markers        []chart.Marker        // the page's own: probes and playback starts (the wire's are the tracker's)
-	userCaptions   []chart.Caption       // a dataset's captions (the model's are the tracker's)
-	play           map[string]*playState // by response id
-	audio          map[string][]timedPCM // model audio by response, as received at 24 kHz (replay, report)
+	markers        []chart.Marker  // the page's own: probes and playback starts (the wire's are the tracker's)
+	userCaptions   []chart.Caption // a dataset's captions (the model's are the tracker's)
 	result         *session.Result
 	final          *metrics.SessionResult
-	share          shareInfo
 	lastPublishMs  float64
 	cache          *viewCache
 	cacheAccepted  int
@@ -124,9 +92,9 @@ type liveRun struct {
 func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &liveRun{
-		settings: s, ctx: ctx, cancel: cancel, publish: publish,
-		frames: make(chan inputFrame, 512), stopped: make(chan struct{}), acks: make(chan ackReq, 256),
-		phase: phaseIdle, tracker: tracker.New(), wire: tracker.NewView(), play: map[string]*playState{}, audio: map[string][]timedPCM{}, probeClips: map[string]probeClipData{},
+		settings: s, ctx: ctx, cancel: cancel, publish: publish, life: newLifecycle(), playback: newPlayback(),
+		frames:  make(chan inputFrame, 512),
+		tracker: tracker.New(), wire: tracker.NewView(), probeClips: map[string]probeClipData{},
 		probeSchedule: append([]probe.At(nil), s.Probes...),
 	}
 }
@@ -222,7 +190,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	}
 	if r.worker != nil {
 		select { // the worker sends; the page follows its "sent" messages
-		case <-r.stopped:
+		case <-r.life.stopped:
 		case <-r.ctx.Done():
 		}
 	} else {
@@ -315,7 +283,7 @@ func (r *liveRun) openMain(g *audioGraph, start session.WorkerStart) error {
 	// the first append is not already late.
 	r.readyCtxTime = g.inputTime()
 	r.mu.Unlock()
-	go r.ackLoop(s)
+	go r.playback.ackLoop(r.ctx, s)
 	return nil
 }
 

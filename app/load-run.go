@@ -267,16 +267,15 @@ func (r *loadRun) dial(ls *loadSess) {
 // from the session's own entry (metrics.LocalStreamStart).
 func (r *loadRun) observe(ls *loadSess, ev trace.Event) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, done := ls.acc.Add(ev); !done {
-		return
-	}
-	ls.live = ls.live[:0]
-	for _, row := range ls.acc.Snapshot().Rows {
-		if row.Raw != nil {
-			ls.live = append(ls.live, loadcurve.Response{TTFPMs: row.Raw.TTFPMs, TTFPClock: string(row.Raw.TTFPClock), RTF: row.Raw.RTF})
+	if _, done := ls.acc.Add(ev); done {
+		ls.live = ls.live[:0]
+		for _, row := range ls.acc.Snapshot().Rows {
+			if row.Raw != nil {
+				ls.live = append(ls.live, loadcurve.Response{TTFPMs: row.Raw.TTFPMs, TTFPClock: string(row.Raw.TTFPClock), RTF: row.Raw.RTF})
+			}
 		}
 	}
+	r.mu.Unlock()
 }
 
 // onTick runs in the worklet callback: hand the tick to the pump.
@@ -425,8 +424,9 @@ func (r *loadRun) stop() {
 
 func (r *loadRun) isStopping() bool {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stopping
+	stopping := r.stopping
+	r.mu.Unlock()
+	return stopping
 }
 
 // save archives the curve (with every session's numbers) and shows the link.

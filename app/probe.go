@@ -156,12 +156,12 @@ func (r *liveRun) injectProbe(kind string) {
 // onProbeOnset runs in the worklet callback: remember the frame.
 func (r *liveRun) onProbeOnset(id string, seq, sample int) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, p := range r.probes {
 		if p.ID == id && p.Seq < 0 {
 			p.Seq = seq
 		}
 	}
+	r.mu.Unlock()
 }
 
 // probeSentLocked stamps probes whose onset frame was just sent.
@@ -183,7 +183,7 @@ func (r *liveRun) playingLocked() string {
 	order := r.wire.Order()
 	for i := len(order) - 1; i >= 0; i-- {
 		id := order[i]
-		if p := r.play[id]; p != nil && p.StartMs > 0 && !p.Drained && !r.wire.Response(id).Truncated {
+		if start, _, drained := r.playback.heard(id); start > 0 && !drained && !r.wire.Response(id).Truncated {
 			return id
 		}
 	}

@@ -75,22 +75,20 @@ type saveInput struct {
 
 // buildSaveInput collects the finished run (r.mu not held).
 func (r *liveRun) buildSaveInput(wireLog *trace.Session) saveInput {
+	err := r.life.state().err
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	in := saveInput{Settings: r.settings, Trace: wireLog, InputPCM: r.inputPCM, Complete: r.err == nil,
+	in := saveInput{Settings: r.settings, Trace: wireLog, InputPCM: r.inputPCM, Complete: err == nil,
 		UserAgent: app.Window().Get("navigator").Get("userAgent").String(), StartedAt: time.Now()}
 	if r.final != nil {
 		in.Final = *r.final
 	}
-	if r.err != nil {
-		in.Error = errorWords(r.err)
+	if err != nil {
+		in.Error = errorWords(err)
 	}
 	for _, id := range r.wire.Order() {
 		in.Resp = append(in.Resp, r.respViewLocked(id))
-		for _, c := range r.audio[id] {
-			in.OutputPCM = append(in.OutputPCM, c.PCM...)
-		}
 	}
+	in.OutputPCM = r.playback.output(r.wire.Order())
 	in.StreamStartMs = r.wire.StreamStartMs()
 	in.Labels = r.labels
 	in.UserSpeech = r.userSpeech
@@ -102,6 +100,7 @@ func (r *liveRun) buildSaveInput(wireLog *trace.Session) saveInput {
 		in.Probes = append(in.Probes, *p)
 	}
 	snap := r.snapshotLocked()
+	r.mu.Unlock()
 	in.Warnings = snap.Warnings
 	in.Pacing = snap.Pacing
 	return in

@@ -286,10 +286,20 @@ func (ws *workerSession) onMessage(d app.Value) {
 }
 
 // ID is the session id the server gave.
-func (ws *workerSession) ID() string { ws.mu.Lock(); defer ws.mu.Unlock(); return ws.id }
+func (ws *workerSession) ID() string {
+	ws.mu.Lock()
+	id := ws.id
+	ws.mu.Unlock()
+	return id
+}
 
 // TickWarning is the session's frame-size warning.
-func (ws *workerSession) TickWarning() string { ws.mu.Lock(); defer ws.mu.Unlock(); return ws.tick }
+func (ws *workerSession) TickWarning() string {
+	ws.mu.Lock()
+	tick := ws.tick
+	ws.mu.Unlock()
+	return tick
+}
 
 // Note adds a wire-log annotation (in the worker's log, at its instant).
 func (ws *workerSession) Note(v any) error {

@@ -114,14 +114,14 @@ const ttEveryMs = 2000
 
 // probeOnsets are the send instants of the interruption probes sent so far.
 func (r *liveRun) probeOnsets() []float64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []float64
+	r.mu.Lock()
 	for _, p := range r.probes {
 		if on, ok := p.interruptionOnset(); ok {
 			out = append(out, on)
 		}
 	}
+	r.mu.Unlock()
 	return out
 }
 
