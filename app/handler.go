@@ -128,6 +128,7 @@ func (c prerenderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.next.ServeHTTP(rec, prerenderRequest(r))
 	body := rec.body.Bytes()
 	if strings.HasPrefix(rec.header.Get("Content-Type"), "text/html") {
+		body = dropFalseBooleans(body)
 		rec.header.Set("Content-Length", strconv.Itoa(len(body)))
 		// Never cached: a new build must reach the next page load.
 		rec.header.Set("Cache-Control", "no-store")
@@ -141,6 +142,25 @@ func (c prerenderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rec.code)
 	w.Write(body)
+}
+
+// dropFalseBooleans removes the boolean attributes go-app prerendered as
+// ="false".
+//
+// Why: go-app writes Selected(false), Disabled(false), … as the string
+// "false", and in HTML any value of a boolean attribute means true: before
+// the wasm runs, every <option> of a select is selected (the select shows its
+// last one) and every Disabled(false) control is disabled. In the browser
+// go-app sets these as properties, so only the prerendered HTML needs this.
+// The names are those go-app's setJSAttribute treats as booleans. Attribute
+// values are strconv.Quote-d and text is escaped, so `="false"` with a bare
+// quote after an attribute name occurs only as a real attribute. (No regexp:
+// a package-level one would be compiled into app.wasm and run at its start.)
+func dropFalseBooleans(page []byte) []byte {
+	for _, name := range strings.Fields("async autofocus autoplay checked default defer disabled hidden ismap loop multiple muted open readonly required reversed selected") {
+		page = bytes.ReplaceAll(page, []byte(" "+name+`="false"`), nil)
+	}
+	return page
 }
 
 // prerenderRequest is r as go-app may see it: the path only.

@@ -149,3 +149,29 @@ func TestHandlerPrerenderIgnoresQuery(t *testing.T) {
 		t.Errorf("the Host of an absolute request URI reached the prerendered HTML")
 	}
 }
+
+// Before the wasm runs, the prerendered page must show each control as the
+// wasm will: go-app writes Selected(false) as selected="false", which HTML
+// reads as selected.
+func TestHandlerPrerenderFalseBooleans(t *testing.T) {
+	t.Parallel()
+	assets := fstest.MapFS{"app.wasm": {Data: []byte("\x00asm-fake")}, "app.css": {Data: []byte("body{}")}}
+	h := Handler(&HandlerOptions{Assets: assets})
+	for _, route := range []string{"/", "/load"} {
+		page := body(t, get(t, h, route, nil))
+		if m := regexp.MustCompile(` (selected|disabled|checked|hidden|multiple|required|readonly)="false"`).FindString(page); m != "" {
+			t.Errorf("%s: a boolean attribute prerendered as false: %s", route, m)
+		}
+		if route != "/" {
+			continue
+		}
+		// The preset select: only "— choose —" (no value) is selected.
+		sel := regexp.MustCompile(`(?s)<select[^>]*id="in-preset".*?</select>`).FindString(page)
+		if sel == "" {
+			t.Fatalf("%s: no preset select in the prerendered page", route)
+		}
+		if got := regexp.MustCompile(`<option[^>]*\sselected[\s>=]`).FindAllString(sel, -1); len(got) != 1 || regexp.MustCompile(`value="[^"]`).MatchString(got[0]) {
+			t.Errorf("%s: preset options prerendered as selected: %q, want only the empty choice", route, got)
+		}
+	}
+}
