@@ -11,8 +11,9 @@
 //
 // Only this package imports go-app. It builds natively too (go-app stubs the
 // browser APIs), so its pure parts — URL parameters, warnings, the plain
-// language verdict, view models, a live run's lifecycle (lifecycle.go) and
-// playback bookkeeping (playback.go) — are tested with `go test`.
+// language verdict, view models, a live run's lifecycle (lifecycle.go),
+// playback bookkeeping (playback.go) and turn-taking (live-turntaking.go) —
+// are tested with `go test`.
 //
 // # Clocks
 //

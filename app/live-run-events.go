@@ -30,9 +30,7 @@ func (r *liveRun) onMedia(in turntaking.Input, played []byte) {
 		r.playback.route(nil, session.PlayPush, in.ResponseID, in.TMs, played)
 	}
 	if in.Kind != "" {
-		r.ttMu.Lock()
-		r.ttRec.AddInput(in)
-		r.ttMu.Unlock()
+		r.turns.addInput(in)
 	}
 }
 
@@ -48,13 +46,7 @@ func (r *liveRun) onState(st session.State, err error) {
 func (r *liveRun) onEvent(ev trace.Event, rx *session.Received) {
 	// The turn-taking channels take the session's decode of what arrived
 	// (as the session worker's do); sent audio from the append itself.
-	r.ttMu.Lock()
-	if rx != nil {
-		r.ttRec.AddInput(tracker.TurnInput(ev.TMs, rx))
-	} else {
-		r.ttRec.Add(ev)
-	}
-	r.ttMu.Unlock()
+	r.turns.addEvent(ev, rx)
 	r.mu.Lock()
 	u := r.tracker.Add(ev, rx)
 	r.wire.Merge(r.tracker.Delta(false)) // O(change); the metrics come when a snapshot is drawn

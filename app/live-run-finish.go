@@ -41,13 +41,8 @@ func (r *liveRun) finish() {
 		return
 	}
 	final := metrics.ScoreSession(*wireLog)
-	tt := traceTurnTaking(wireLog, r.labels, r.probeOnsets(), "")
-	r.ttMu.Lock()
-	user := r.ttRec.UserSpeech(nil) // every event is in by now: the whole input
-	r.ttMu.Unlock()
+	r.turns.finish(wireLog, r.probeOnsets())
 	r.mu.Lock()
-	r.tt = tt
-	r.userSpeech = user
 	r.result = res
 	r.final = &final
 	r.mu.Unlock()

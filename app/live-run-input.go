@@ -9,9 +9,7 @@ import (
 
 // onSent follows a frame the worker sent (its "sent" message).
 func (r *liveRun) onSent(f inputFrame, sentMs float64) {
-	r.ttMu.Lock()
-	r.ttRec.AddInput(turntaking.Input{TMs: sentMs, Kind: turntaking.InputUser, PCM: f.PCM, Rate: 16000})
-	r.ttMu.Unlock()
+	r.turns.addInput(turntaking.Input{TMs: sentMs, Kind: turntaking.InputUser, PCM: f.PCM, Rate: 16000})
 	r.afterSendAt(f, sentMs)
 }
 

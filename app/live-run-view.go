@@ -86,10 +86,10 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	}
 	in.Log = r.wire.LogRows(1000)
 	in.Probes = r.probeViewsLocked()
-	in.TurnTaking = r.tt
-	in.UserSpeech = r.userSpeech
-	if r.labels != nil {
-		in.TTLabelled = len(r.labels.Labels)
+	var labels *streamLabels
+	labels, in.TurnTaking, in.UserSpeech = r.turns.current()
+	if labels != nil {
+		in.TTLabelled = len(labels.Labels)
 	}
 	snap := buildView(in)
 	var ae *actionError

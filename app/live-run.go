@@ -7,13 +7,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/duplexscope/duplexscope/report"
-
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
-	"github.com/duplexscope/duplexscope/metrics/turntaking"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/session/probe"
 	"github.com/duplexscope/duplexscope/session/tracker"
@@ -76,13 +73,7 @@ type liveRun struct {
 	cachePlayed    int
 	visibilityFunc app.Func
 	probes         []*sentProbe
-	tt             *report.TurnTaking // turn-taking scores, recomputed at most every ttEveryMs
-	labels         *streamLabels      // a labelled dataset's cases on the stream clock (nil: derived cases)
-	ttMu           sync.Mutex         // guards ttRec, held while scoring (not r.mu: the send path needs it)
-	ttRec          turntaking.Recorder
-	ttAtMs         float64
-	userSpeech     []turntaking.Interval // VAD of the sent audio (trace clock), refreshed with the turn-taking pass
-	ttBusy         bool
+	turns          liveTurns                // turn-taking: its own locks
 	probeClips     map[string]probeClipData // standard clips by kind, fetched once per run
 	probeSchedule  []probe.At               // probe_s probes not yet injected, in time order
 	notes          []map[string]any         // wire-log annotations to add (off the lock)
@@ -118,8 +109,8 @@ func (r *liveRun) run(pageHost string, secure bool) {
 			at := ds.VideoAtMs
 			r.clipVideo = &session.ScheduledVideo{List: ds.Video, Boundary: func(k int) float64 { return at[k] }}
 		}
+		r.turns.setLabels(ds.Labels)
 		r.mu.Lock()
-		r.labels = ds.Labels
 		for _, c := range ds.Captions {
 			r.userCaptions = append(r.userCaptions, chart.Caption{TS: c.TS, Lane: chart.LaneUser, Text: tracker.ClipText(c.Text, 40)})
 		}

@@ -90,8 +90,7 @@ func (r *liveRun) buildSaveInput(wireLog *trace.Session) saveInput {
 	}
 	in.OutputPCM = r.playback.output(r.wire.Order())
 	in.StreamStartMs = r.wire.StreamStartMs()
-	in.Labels = r.labels
-	in.UserSpeech = r.userSpeech
+	in.Labels, _, in.UserSpeech = r.turns.current()
 	in.ReceivedMs = map[string]float64{}
 	for _, id := range r.wire.Order() {
 		in.ReceivedMs[id] = r.wire.Response(id).ReceivedMs()

@@ -107,7 +107,7 @@ func pageTurnTaking(rec *turntaking.Recorder, labels *streamLabels, probeOnsets 
 }
 
 // ttEveryMs throttles the live recompute: events are decoded once as they
-// are logged (liveRun.ttRec), but each pass still runs VAD over both
+// are logged (liveTurns.rec), but each pass still runs VAD over both
 // channels (O(session length)) on the page's only thread, so it runs at
 // most every 2 s, off the send loop, and once more when the run ends.
 const ttEveryMs = 2000
@@ -128,25 +128,12 @@ func (r *liveRun) probeOnsets() []float64 {
 // maybeScoreTT starts a background recompute when due (r.mu not held).
 func (r *liveRun) maybeScoreTT(now float64) {
 	r.mu.Lock()
-	if r.ttBusy || now-r.ttAtMs < ttEveryMs || (r.sess == nil && r.worker == nil) {
-		r.mu.Unlock()
+	connected := r.sess != nil || r.worker != nil
+	r.mu.Unlock()
+	if !connected {
 		return
 	}
-	r.ttBusy, r.ttAtMs = true, now
-	labels := r.labels
-	r.mu.Unlock()
-	go func() {
-		onsets := r.probeOnsets()
-		r.ttMu.Lock()
-		tt := pageTurnTaking(&r.ttRec, labels, onsets, "", true)
-		user := r.ttRec.UserSpeech(nil)
-		r.ttMu.Unlock()
-		r.mu.Lock()
-		if r.final == nil { // the end-of-run score wins
-			r.tt = tt
-			r.userSpeech = user
-		}
-		r.ttBusy = false
-		r.mu.Unlock()
-	}()
+	if pass := r.turns.due(now); pass != nil {
+		go pass(r.probeOnsets)
+	}
 }
