@@ -42,16 +42,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 			r.wire.Merge(r.tracker.Delta(true))
 		}
 		in.Result = r.wire.Result()
-		c := in.Result.Counts
-		n := len(r.wire.Order())
-		if r.cache != nil && c.Accepted == r.cacheAccepted && n == r.cacheResp && r.cachePlayed == played {
-			// Nothing the charts show changed: reuse them (frames and
-			// levels arrive five times a second; rebuilding every chart is
-			// wasted main-thread work).
-			in.Reuse = r.cache.snap
-		} else {
-			r.cacheAccepted, r.cacheResp, r.cachePlayed = c.Accepted, n, played
-		}
+		in.Reuse = r.cache.reuse(viewKey{accepted: in.Result.Counts.Accepted, responses: len(r.wire.Order()), played: played})
 	}
 	for _, id := range r.wire.Order() {
 		in.Resp[id] = r.respViewLocked(id)
@@ -97,14 +88,31 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		snap.ErrorKind = ae.Kind
 	}
 	if r.final == nil && in.Reuse == nil {
-		r.cache = &viewCache{snap: snap}
+		r.cache.snap = snap
 	}
 	return snap
 }
 
-// viewCache is the last snapshot whose charts were built.
+// viewCache is the last snapshot whose charts were built, and what they
+// showed. Frames and levels arrive five times a second: rebuilding every
+// chart for them is wasted main-thread work.
 type viewCache struct {
 	snap *liveSnapshot
+	key  viewKey
+}
+
+// viewKey is what the charts are built from: accepted responses, responses
+// seen, responses whose playback started.
+type viewKey struct{ accepted, responses, played int }
+
+// reuse returns the cached snapshot when its charts show k, else nil; k
+// is then what the next snapshot kept is built from.
+func (c *viewCache) reuse(k viewKey) *liveSnapshot {
+	if c.snap != nil && c.key == k {
+		return c.snap
+	}
+	c.key = k
+	return nil
 }
 
 // allMarkersLocked is the model lane's marks: the wire's (tracker) and

@@ -67,10 +67,7 @@ type liveRun struct {
 	result         *session.Result
 	final          *metrics.SessionResult
 	lastPublishMs  float64
-	cache          *viewCache
-	cacheAccepted  int
-	cacheResp      int
-	cachePlayed    int
+	cache          viewCache
 	visibilityFunc app.Func
 	probes         []*sentProbe
 	turns          liveTurns                // turn-taking: its own locks
