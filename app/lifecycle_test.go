@@ -88,7 +88,7 @@ func TestLifecycleTransitions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := &liveRun{life: newLifecycle(), playback: newPlayback(), tracker: tracker.New(), wire: tracker.NewView(), ready: true}
+			r := &liveRun{life: newLifecycle(), playback: newPlayback(), tracker: tracker.New(), wire: tracker.NewView(), input: inputGate{ready: true}}
 			l := r.life
 			var retry []bool
 			save := func(info shareInfo, err error, k *keptUpload, sessErr error, failedStart bool) {
@@ -102,12 +102,12 @@ func TestLifecycleTransitions(t *testing.T) {
 			}
 			select {
 			case <-l.stopped:
-				if !w.stopped || r.ready {
-					t.Errorf("input ended (frames still taken: %v), want it going", r.ready)
+				if !w.stopped || r.input.ready {
+					t.Errorf("input ended (frames still taken: %v), want it going", r.input.ready)
 				}
 			default:
-				if w.stopped || !r.ready {
-					t.Errorf("input going (frames taken: %v), want it ended", r.ready)
+				if w.stopped || !r.input.ready {
+					t.Errorf("input going (frames taken: %v), want it ended", r.input.ready)
 				}
 			}
 			if diff := cmp.Diff(w.retry, retry); diff != "" {

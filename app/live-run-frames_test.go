@@ -37,7 +37,7 @@ func TestOnFrameSendsClipFromItsFirstFrame(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := &liveRun{frames: make(chan inputFrame, 1), ready: true, readyCtxTime: readyAt, clipMode: tc.clip}
+			r := &liveRun{frames: make(chan inputFrame, 1), input: inputGate{ready: true, readyCtxTime: readyAt, clipMode: tc.clip}}
 			if tc.clipStart {
 				r.onClipStart(clipAt)
 			}
@@ -45,9 +45,47 @@ func TestOnFrameSendsClipFromItsFirstFrame(t *testing.T) {
 			if got := len(r.frames) == 1; got != tc.sent {
 				t.Errorf("frame seq %d at ctxTime %.5f: sent %v, want %v", tc.seq, tc.ctxTime, got, tc.sent)
 			}
-			if r.framesDropped != 0 {
-				t.Errorf("%d frames counted as dropped (queue full), want 0", r.framesDropped)
+			if r.input.dropped != 0 {
+				t.Errorf("%d frames counted as dropped (queue full), want 0", r.input.dropped)
 			}
 		})
+	}
+}
+
+// TestInputGateEnds: input ends when duration_s of it was sent, or, with
+// no duration, clipTailMs after the clip ended (a clip end before the
+// session took input is not one).
+func TestInputGateEnds(t *testing.T) {
+	t.Parallel()
+	frame := inputFrame{PCM: make([]byte, 3200*2)} // 200 ms
+	g := inputGate{ready: true}
+	for k := 1; k <= 5; k++ {
+		if ms := g.count(frame); ms != 200 {
+			t.Fatalf("count: %v ms, want 200", ms)
+		}
+		if got, want := g.done(1), k == 5; got != want {
+			t.Errorf("duration 1 s, %d frames sent: done %v, want %v", k, got, want)
+		}
+	}
+	if g.sent != 5 || g.sentMs != 1000 {
+		t.Errorf("counted %d frames, %v ms; want 5, 1000", g.sent, g.sentMs)
+	}
+
+	clip := inputGate{clipMode: true}
+	clip.clipEnd() // before the session took input: ignored
+	clip.ready = true
+	for range 3 {
+		clip.count(frame)
+	}
+	if clip.done(0) {
+		t.Error("done before the clip ended")
+	}
+	clip.clipEnd() // at 600 ms
+	clip.clipEnd() // a second end changes nothing
+	for sent := 800.0; sent <= 600+clipTailMs; sent += 200 {
+		clip.count(frame)
+		if got, want := clip.done(0), sent >= 600+clipTailMs; got != want {
+			t.Errorf("clip ended at 600 ms, %v ms sent: done %v, want %v", sent, got, want)
+		}
 	}
 }

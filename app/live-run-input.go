@@ -40,21 +40,17 @@ func (r *liveRun) afterSendAt(f inputFrame, sentAt float64) {
 	r.mu.Lock()
 	r.probeSentLocked(f.Seq, sentAt)
 	var due string
-	if len(r.probeSchedule) > 0 && r.sentMs >= r.probeSchedule[0].OffsetS*1000 {
+	if len(r.probeSchedule) > 0 && r.input.sentMs >= r.probeSchedule[0].OffsetS*1000 {
 		due, r.probeSchedule = r.probeSchedule[0].Kind, r.probeSchedule[1:]
 	}
 	notes := r.notes
 	r.notes = nil
 	s, ws := r.sess, r.worker
-	ms := float64(len(f.PCM)) * 1000 / 32000
-	r.framesSent++
-	r.sentMs += ms
+	ms := r.input.count(f)
 	r.inputPCM = append(r.inputPCM, f.PCM...)
 	r.inLevel = f.RMS
-	r.userLevels = append(r.userLevels, chart.Level{TS: (r.sentMs - ms) / 1000, Level: math.Min(1, f.RMS*4)})
-	sent := r.sentMs
-	dur := r.settings.DurationS
-	clipDone := r.clipEnded && sent-r.clipEndSentMs >= clipTailMs
+	r.userLevels = append(r.userLevels, chart.Level{TS: (r.input.sentMs - ms) / 1000, Level: math.Min(1, f.RMS*4)})
+	done := r.input.done(r.settings.DurationS)
 	r.mu.Unlock()
 	for _, n := range notes {
 		r.note(s, ws, n)
@@ -63,59 +59,38 @@ func (r *liveRun) afterSendAt(f inputFrame, sentAt float64) {
 		go r.injectProbe(due)
 	}
 	r.maybeScoreTT(sentAt)
-	if (dur > 0 && sent >= dur*1000) || (dur <= 0 && clipDone) {
+	if done {
 		r.stop()
 	}
 	r.maybePublish(false)
 }
 
-// clipTailMs of silence follows a clip so the server can answer its last turn.
-const clipTailMs = 3000
-
 // onFrame runs in the worklet's message callback: never block.
 func (r *liveRun) onFrame(f inputFrame) {
 	r.mu.Lock()
-	var ready bool
-	if r.clipMode {
-		// Silence before the clip is not sent: the first append is the
-		// clip's first frame, so stream ms = clip ms (labels, captions).
-		// The clip is posted only once r.ready holds, so every frame from
-		// its clip-start on is fresh; the audio-clock test below must not
-		// judge them: ctxTime is the start of the render quantum that
-		// completes a frame, so the first sample's estimate falls up to
-		// one quantum (2.7 ms at 48 kHz) early — before readyCtxTime when
-		// the clip starts in the quantum readyCtxTime was read in (≈ 1 run
-		// in 150) — and dropping the clip's first frame moved every label
-		// a frame (200 ms) off its audio.
-		ready = r.ready && r.clipStarted && f.Seq >= r.clipStartSeq
-	} else {
-		ready = r.ready && f.CtxTime-float64(len(f.PCM))/32000 >= r.readyCtxTime
-	}
+	ok := r.input.admit(f)
 	r.mu.Unlock()
-	if !ready {
+	if !ok {
 		return
 	}
 	select {
 	case r.frames <- f:
 	default:
 		r.mu.Lock()
-		r.framesDropped++
+		r.input.dropped++
 		r.mu.Unlock()
 	}
 }
 
 func (r *liveRun) onClipStart(seq int) {
 	r.mu.Lock()
-	r.clipStarted, r.clipStartSeq = true, seq
+	r.input.clipStart(seq)
 	r.mu.Unlock()
 }
 
 func (r *liveRun) onClipEnd() {
 	r.mu.Lock()
-	if r.ready && !r.clipEnded {
-		r.clipEnded = true
-		r.clipEndSentMs = r.sentMs
-	}
+	r.input.clipEnd()
 	r.mu.Unlock()
 }
 
@@ -123,7 +98,7 @@ func (r *liveRun) onClipEnd() {
 func (r *liveRun) stop() {
 	r.life.stopOnce.Do(func() {
 		r.mu.Lock()
-		r.ready = false
+		r.input.ready = false
 		ws := r.worker
 		r.mu.Unlock()
 		if ws != nil {

@@ -26,7 +26,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		Phase: life.phase, Status: life.status, SessionID: r.sessionID,
 		Resp: make(map[string]respView, len(r.wire.Order())),
 		User: r.userLevels, Model: modelLevels(r.wire.Levels()), Markers: r.allMarkersLocked(), Captions: r.captionsLocked(),
-		InLevel: r.inLevel, OutLevel: outLevel, Share: life.share, SentS: r.sentMs / 1000,
+		InLevel: r.inLevel, OutLevel: outLevel, Share: life.share, SentS: r.input.sentMs / 1000,
 		InputRate: r.inputRate, OutputRate: r.outputRate,
 	}
 	tab := shownTab()
@@ -47,7 +47,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	for _, id := range r.wire.Order() {
 		in.Resp[id] = r.respViewLocked(id)
 	}
-	p := pacingView{Frames: r.framesSent, Dropped: r.framesDropped, FrameMs: r.settings.FrameMs}
+	p := pacingView{Frames: r.input.sent, Dropped: r.input.dropped, FrameMs: r.settings.FrameMs}
 	if lags := r.wire.PacingLagsMs(); len(lags) > 0 {
 		p.LastMs = lags[len(lags)-1]
 		for _, v := range lags {
@@ -62,7 +62,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 	in.Warn = warnInput{
 		TabHidden: r.tabHidden, PacingMaxMs: p.MaxMs, FrameMs: r.settings.FrameMs,
 		InputRate: r.inputRate, OutputRate: r.outputRate, LegacyNames: r.wire.Legacy(),
-		FramesDropped: r.framesDropped, Incomplete: r.result != nil && r.result.Incomplete,
+		FramesDropped: r.input.dropped, Incomplete: r.result != nil && r.result.Incomplete,
 		FrameTick: r.tickWarn, StallMs: r.settings.StallMs, StallEveryMs: r.settings.StallEveryMs,
 		WorkerFallback: r.workerFallback,
 	}

@@ -43,19 +43,10 @@ type liveRun struct {
 	// session worker's snapshots or from wireLog — one drawing path.
 	wire   *tracker.View
 	frames chan inputFrame
+	input  inputGate // which frames are sent, when input ends
 
 	sessionID      string
-	ready          bool
-	readyCtxTime   float64 // input AudioContext time when the session opened
-	sentMs         float64
-	framesSent     int
-	framesDropped  int
 	workerFallback string // why the session worker could not start (the run fell back to the main thread)
-	clipMode       bool   // streaming a clip (dataset, dropped WAV), not the mic
-	clipStarted    bool
-	clipStartSeq   int // first frame of the clip (frames before it are not sent)
-	clipEnded      bool
-	clipEndSentMs  float64
 	tabHidden      bool
 	inputRate      float64
 	outputRate     float64
@@ -125,7 +116,7 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	}
 	mic := clip == nil
 	r.mu.Lock()
-	r.clipMode = !mic // set before frames can be sent (r.ready)
+	r.input.clipMode = !mic // set before frames can be sent (r.input.ready)
 	r.mu.Unlock()
 	g, err := newAudioGraph(audioOptions{
 		Mic: mic, FrameMs: r.settings.FrameMs,
@@ -240,7 +231,7 @@ func (r *liveRun) openWorker(g *audioGraph, start session.WorkerStart) error {
 	r.worker = ws
 	r.tickWarn = ws.TickWarning()
 	r.sessionID = ws.ID()
-	r.ready = true
+	r.input.ready = true
 	r.mu.Unlock()
 	return nil
 }
@@ -265,11 +256,11 @@ func (r *liveRun) openMain(g *audioGraph, start session.WorkerStart) error {
 	r.sess = s
 	r.tickWarn = s.TickWarning()
 	r.sessionID = s.ID()
-	r.ready = true
+	r.input.ready = true
 	// Frames captured before this instant (queued in the worklet's port
 	// while we dialed) are not sent: the stream starts with fresh audio, so
 	// the first append is not already late.
-	r.readyCtxTime = g.inputTime()
+	r.input.readyCtxTime = g.inputTime()
 	r.mu.Unlock()
 	go r.playback.ackLoop(r.ctx, s)
 	return nil

@@ -123,8 +123,8 @@ func (r *liveRun) probeClip(kind string) (probeClipData, error) {
 // probe_s offset). Called from controller goroutines.
 func (r *liveRun) injectProbe(kind string) {
 	r.mu.Lock()
-	g, ws, ready := r.graph, r.worker, r.ready
-	if !r.clipMode {
+	g, ws, ready := r.graph, r.worker, r.input.ready
+	if !r.input.clipMode {
 		ws = nil // mic input is mixed in the input worklet
 	}
 	var p *sentProbe
