@@ -17,7 +17,7 @@ func (r *liveRun) onSnapshot(d tracker.Delta) {
 	r.mu.Lock()
 	m := r.wire.Merge(d)
 	for _, rs := range m.FirstAudio {
-		r.probeCreatedLocked(cmp.Or(rs.CreatedMs, rs.FirstAudioMs))
+		r.probes.created(cmp.Or(rs.CreatedMs, rs.FirstAudioMs))
 	}
 	r.mu.Unlock()
 	r.maybePublish(m.Boundary)
@@ -55,7 +55,7 @@ func (r *liveRun) onEvent(ev trace.Event, rx *session.Received) {
 		return
 	}
 	if u.FirstAudio {
-		r.probeCreatedLocked(u.CreatedMs)
+		r.probes.created(u.CreatedMs)
 	}
 	var to player
 	if r.graph != nil && r.worker == nil { // the session worker feeds the player itself
@@ -94,7 +94,7 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 	case out.cleared:
 		r.probeStoppedLocked(m.ID, m.PerfMs, out.playedMs)
 	case out.drained:
-		r.probeDrainedLocked(m.ID)
+		r.probes.drained(m.ID)
 	}
 	r.mu.Unlock()
 	if s != nil { // main thread: this page acks and notes

@@ -39,10 +39,7 @@ func (r *liveRun) afterSend(f inputFrame) { r.afterSendAt(f, perfNow()) }
 func (r *liveRun) afterSendAt(f inputFrame, sentAt float64) {
 	r.mu.Lock()
 	r.probeSentLocked(f.Seq, sentAt)
-	var due string
-	if len(r.probeSchedule) > 0 && r.input.sentMs >= r.probeSchedule[0].OffsetS*1000 {
-		due, r.probeSchedule = r.probeSchedule[0].Kind, r.probeSchedule[1:]
-	}
+	due := r.probes.due(r.input.sentMs)
 	notes := r.notes
 	r.notes = nil
 	s, ws := r.sess, r.worker

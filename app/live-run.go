@@ -12,7 +12,6 @@ import (
 	"github.com/duplexscope/duplexscope/chart"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/session"
-	"github.com/duplexscope/duplexscope/session/probe"
 	"github.com/duplexscope/duplexscope/session/tracker"
 )
 
@@ -60,11 +59,9 @@ type liveRun struct {
 	lastPublishMs  float64
 	cache          viewCache
 	visibilityFunc app.Func
-	probes         []*sentProbe
-	turns          liveTurns                // turn-taking: its own locks
-	probeClips     map[string]probeClipData // standard clips by kind, fetched once per run
-	probeSchedule  []probe.At               // probe_s probes not yet injected, in time order
-	notes          []map[string]any         // wire-log annotations to add (off the lock)
+	probes         liveProbes       // guarded by mu
+	turns          liveTurns        // turn-taking: its own locks
+	notes          []map[string]any // wire-log annotations to add (off the lock)
 }
 
 // newLiveRun prepares a run; start begins it.
@@ -73,8 +70,7 @@ func newLiveRun(s Settings, publish func(*liveSnapshot)) *liveRun {
 	return &liveRun{
 		settings: s, ctx: ctx, cancel: cancel, publish: publish, life: newLifecycle(), playback: newPlayback(),
 		frames:  make(chan inputFrame, 512),
-		tracker: tracker.New(), wire: tracker.NewView(), probeClips: map[string]probeClipData{},
-		probeSchedule: append([]probe.At(nil), s.Probes...),
+		tracker: tracker.New(), wire: tracker.NewView(), probes: newLiveProbes(s.Probes),
 	}
 }
 
@@ -106,11 +102,11 @@ func (r *liveRun) run(pageHost string, secure bool) {
 	} else if r.settings.DroppedPCM != nil {
 		clip = r.settings.DroppedPCM
 	}
-	if len(r.probeSchedule) > 0 {
+	if len(r.probes.schedule) > 0 {
 		// Fetch the scheduled clips now, so each goes out at its offset; a
 		// failure is reported on the probe's row when it is due.
 		r.setPhase(phaseConnecting, "Loading probe clips…")
-		for _, p := range r.probeSchedule {
+		for _, p := range r.probes.schedule {
 			_, _ = r.probeClip(p.Kind)
 		}
 	}

@@ -284,13 +284,13 @@ func TestLiveRunOnPlayback(t *testing.T) {
 	follow.Add(trace.Event{TMs: 1500, Dir: trace.DirRecv, Event: []byte(`{"type":"response.created","response":{"id":"resp_1"}}`)}, nil)
 	v := tracker.NewView()
 	v.Merge(follow.Delta(false))
-	r := &liveRun{tracker: follow, wire: v, playback: newPlayback(), life: newLifecycle(), probes: []*sentProbe{{ID: "probe_1", Kind: "interruption", OnsetMs: 3000, ResponseID: "resp_1"}}}
+	r := &liveRun{tracker: follow, wire: v, playback: newPlayback(), life: newLifecycle(), probes: liveProbes{sent: []*sentProbe{{ID: "probe_1", Kind: "interruption", OnsetMs: 3000, ResponseID: "resp_1"}}}}
 	r.onPlayback(playbackMsg{Type: "start", ID: "resp_1", PerfMs: 2000})
 	r.onPlayback(playbackMsg{Type: "start", ID: "resp_1", PerfMs: 2100}) // a repeat: no second mark
 	r.onPlayback(playbackMsg{Type: "progress", ID: "resp_1", Played: 4800, PerfMs: 2200})
 	r.onPlayback(playbackMsg{Type: "cleared", ID: "resp_1", Played: 36000, PerfMs: 3200})
 	r.onPlayback(playbackMsg{Type: "cleared", ID: "resp_2", Played: 36000, PerfMs: 3300}) // not on the wire
-	if got := r.probes[0]; got.StoppedBy != "cleared" || got.StopMs != 3200 || got.PlayedMs != 1500 {
+	if got := r.probes.sent[0]; got.StoppedBy != "cleared" || got.StopMs != 3200 || got.PlayedMs != 1500 {
 		t.Errorf("probe stopped by %q at %v after %v ms played; want cleared at 3200 after 1500", got.StoppedBy, got.StopMs, got.PlayedMs)
 	}
 	var marks []string

@@ -104,7 +104,7 @@ func loadProbeClip(ctx context.Context, kind string) (probeClipData, error) {
 // probeClip returns kind's clip, fetched once per run.
 func (r *liveRun) probeClip(kind string) (probeClipData, error) {
 	r.mu.Lock()
-	c, ok := r.probeClips[kind]
+	c, ok := r.probes.clips[kind]
 	r.mu.Unlock()
 	if ok {
 		return c, nil
@@ -114,7 +114,7 @@ func (r *liveRun) probeClip(kind string) (probeClipData, error) {
 		return c, err
 	}
 	r.mu.Lock()
-	r.probeClips[kind] = c
+	r.probes.clips[kind] = c
 	r.mu.Unlock()
 	return c, nil
 }
@@ -129,8 +129,7 @@ func (r *liveRun) injectProbe(kind string) {
 	}
 	var p *sentProbe
 	if ready && g != nil {
-		p = &sentProbe{ID: fmt.Sprintf("probe_%d", len(r.probes)+1), Kind: kind, Seq: -1}
-		r.probes = append(r.probes, p)
+		p = r.probes.add(kind)
 	}
 	r.mu.Unlock()
 	if p == nil {
@@ -156,25 +155,17 @@ func (r *liveRun) injectProbe(kind string) {
 // onProbeOnset runs in the worklet callback: remember the frame.
 func (r *liveRun) onProbeOnset(id string, seq, sample int) {
 	r.mu.Lock()
-	for _, p := range r.probes {
-		if p.ID == id && p.Seq < 0 {
-			p.Seq = seq
-		}
-	}
+	r.probes.onset(id, seq)
 	r.mu.Unlock()
 }
 
 // probeSentLocked stamps probes whose onset frame was just sent.
 func (r *liveRun) probeSentLocked(seq int, sentAt float64) {
-	for _, p := range r.probes {
-		if p.Seq == seq && p.OnsetMs == 0 {
-			p.OnsetMs = sentAt
-			p.ResponseID = r.playingLocked()
-			r.markers = append(r.markers, chart.Marker{TS: (sentAt - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkProbe, ResponseID: p.ID,
-				Label: fmt.Sprintf("%s (%s) sent, talking: %s", p.ID, p.Kind, orDash(p.ResponseID))})
-			r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "onset", "probe_id": p.ID, "kind": p.Kind,
-				"clip": p.Clip, "onset_ms": sentAt, "clock": "client send", "response_id": p.ResponseID})
-		}
+	for _, p := range r.probes.frameSent(seq, sentAt, r.playingLocked) {
+		r.markers = append(r.markers, chart.Marker{TS: (sentAt - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkProbe, ResponseID: p.ID,
+			Label: fmt.Sprintf("%s (%s) sent, talking: %s", p.ID, p.Kind, orDash(p.ResponseID))})
+		r.notes = append(r.notes, map[string]any{"type": "duplexscope.probe", "event": "onset", "probe_id": p.ID, "kind": p.Kind,
+			"clip": p.Clip, "onset_ms": sentAt, "clock": "client send", "response_id": p.ResponseID})
 	}
 }
 
@@ -194,19 +185,10 @@ func (r *liveRun) playingLocked() string {
 // the cut belongs to the latest probe sent on it before the cut; earlier
 // ones were talked through (probe.StopLaterProbe).
 func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
-	var last *sentProbe
-	for _, p := range r.probes {
-		if p.ResponseID == id && p.OnsetMs > 0 && p.OnsetMs <= perfMs && p.StoppedBy == "" {
-			if last != nil {
-				last.StoppedBy = probe.StopLaterProbe
-			}
-			last = p
-		}
-	}
+	last := r.probes.stopped(id, perfMs, playedMs)
 	if last == nil {
 		return
 	}
-	last.StoppedBy, last.StopMs, last.PlayedMs = probe.StopCleared, perfMs, playedMs
 	lat := perfMs - last.OnsetMs
 	r.markers = append(r.markers, chart.Marker{TS: (perfMs - r.wire.StreamStartMs()) / 1000, Kind: chart.MarkProbeStop, ResponseID: last.ID,
 		Label: fmt.Sprintf("%s (%s) stopped %s after %.0f ms", last.ID, last.Kind, id, lat)})
@@ -214,29 +196,10 @@ func (r *liveRun) probeStoppedLocked(id string, perfMs float64, playedMs int) {
 		"response_id": id, "stop_latency_ms": lat, "played_ms": playedMs, "clock": "playback"})
 }
 
-// probeDrainedLocked: the response played to its end despite the probes.
-func (r *liveRun) probeDrainedLocked(id string) {
-	for _, p := range r.probes {
-		if p.ResponseID == id && p.OnsetMs > 0 && p.StoppedBy == "" {
-			p.StoppedBy = probe.StopEnded
-		}
-	}
-}
-
-// probeCreatedLocked records the model's next turn after a probe: tMs is
-// the response.created receive time of a response that spoke.
-func (r *liveRun) probeCreatedLocked(tMs float64) {
-	for _, p := range r.probes {
-		if p.OnsetMs > 0 && p.ResumeMs == 0 && tMs > p.OnsetMs {
-			p.ResumeMs = tMs
-		}
-	}
-}
-
 // probeViewsLocked renders the probe table.
 func (r *liveRun) probeViewsLocked() []probeView {
-	out := make([]probeView, 0, len(r.probes))
-	for _, p := range r.probes {
+	out := make([]probeView, 0, len(r.probes.sent))
+	for _, p := range r.probes.sent {
 		recv := -1.0
 		if rs := r.wire.Response(p.ResponseID); rs != nil {
 			recv = rs.ReceivedMs()

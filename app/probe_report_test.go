@@ -146,29 +146,29 @@ func TestProbeStoppedAttribution(t *testing.T) {
 	follow.Add(trace.Event{TMs: 1000, Dir: trace.DirLocal, Event: []byte(`{"type":"duplexscope.stream_start"}`)}, nil) // stream start
 	v := tracker.NewView()
 	v.Merge(follow.Delta(false))
-	r := &liveRun{tracker: follow, wire: v, probes: []*sentProbe{
+	r := &liveRun{tracker: follow, wire: v, probes: liveProbes{sent: []*sentProbe{
 		{ID: "probe_1", Kind: "backchannel", OnsetMs: 2000, ResponseID: "resp_1"},
 		{ID: "probe_2", Kind: "interruption", OnsetMs: 4000, ResponseID: "resp_1"},
 		{ID: "probe_3", Kind: "noise", OnsetMs: 4000, ResponseID: "resp_2"},
 		{ID: "probe_4", Kind: "interruption", OnsetMs: 6000, ResponseID: "resp_1"},
-	}}
+	}}}
 	r.probeStoppedLocked("resp_1", 5300, 3100)
 	got := map[string]string{}
-	for _, p := range r.probes {
+	for _, p := range r.probes.sent {
 		got[p.ID] = p.StoppedBy
 	}
 	want := map[string]string{"probe_1": "later_probe", "probe_2": "cleared", "probe_3": "", "probe_4": ""}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stopped_by (-want +got)\n%s", diff)
 	}
-	if p := r.probes[1]; p.StopMs != 5300 || p.PlayedMs != 3100 {
+	if p := r.probes.sent[1]; p.StopMs != 5300 || p.PlayedMs != 3100 {
 		t.Errorf("probe_2 stop %v played %v, want 5300 / 3100", p.StopMs, p.PlayedMs)
 	}
 	if len(r.markers) != 1 || r.markers[0].Kind != chart.MarkProbeStop || r.markers[0].TS != 4.3 || !strings.Contains(r.markers[0].Label, "probe_2 (interruption)") {
 		t.Errorf("markers %+v, want one probe stop at 4.3 s naming probe_2 (interruption)", r.markers)
 	}
-	r.probeDrainedLocked("resp_2")
-	if r.probes[2].StoppedBy != "ended" || r.probes[3].StoppedBy != "" {
-		t.Errorf("after resp_2 drained: probe_3 %q probe_4 %q, want ended / (still pending)", r.probes[2].StoppedBy, r.probes[3].StoppedBy)
+	r.probes.drained("resp_2")
+	if r.probes.sent[2].StoppedBy != "ended" || r.probes.sent[3].StoppedBy != "" {
+		t.Errorf("after resp_2 drained: probe_3 %q probe_4 %q, want ended / (still pending)", r.probes.sent[2].StoppedBy, r.probes.sent[3].StoppedBy)
 	}
 }

@@ -95,9 +95,7 @@ func (r *liveRun) buildSaveInput(wireLog *trace.Session) saveInput {
 	for _, id := range r.wire.Order() {
 		in.ReceivedMs[id] = r.wire.Response(id).ReceivedMs()
 	}
-	for _, p := range r.probes {
-		in.Probes = append(in.Probes, *p)
-	}
+	in.Probes = r.probes.copies()
 	snap := r.snapshotLocked()
 	r.mu.Unlock()
 	in.Warnings = snap.Warnings

@@ -114,15 +114,9 @@ const ttEveryMs = 2000
 
 // probeOnsets are the send instants of the interruption probes sent so far.
 func (r *liveRun) probeOnsets() []float64 {
-	var out []float64
 	r.mu.Lock()
-	for _, p := range r.probes {
-		if on, ok := p.interruptionOnset(); ok {
-			out = append(out, on)
-		}
-	}
-	r.mu.Unlock()
-	return out
+	defer r.mu.Unlock()
+	return r.probes.interruptionOnsets()
 }
 
 // maybeScoreTT starts a background recompute when due (r.mu not held).
