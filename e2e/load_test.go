@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
@@ -302,6 +303,59 @@ func TestPageLoadCurveThreads(t *testing.T) {
 				want := loadcurve.FromTrace(tr, ls.PacingLagMs)
 				if !reflect.DeepEqual(want.Responses, ls.Responses) || want.Underruns != ls.Underruns {
 					t.Errorf("session %s: archived %+v, its wire log gives %+v", ls.SessionID, ls, want)
+				}
+			}
+		})
+	}
+}
+
+// TestPageLoadCurveStop: Stop during the first level, on either thread,
+// ends every session's input at once (each sent fewer frames than its
+// clip has), runs no further level and archives what ran.
+func TestPageLoadCurveStop(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
+	for _, thread := range []string{"worker", "main"} {
+		t.Run(thread, func(t *testing.T) {
+			s, ctx := pageTest(t, nil, 3*time.Minute)
+			var clips struct {
+				Clips []struct {
+					URL string `json:"url"`
+				} `json:"clips"`
+			}
+			s.getJSON(t, "/api/datasets/builtin", &clips)
+			var frames []int // each clip's input frames (200 ms)
+			for _, c := range clips.Clips {
+				clip, err := audio.DecodeWAV(s.getJSON(t, c.URL, nil))
+				if err != nil {
+					t.Fatal(err)
+				}
+				frames = append(frames, (len(audio.ToInputPCM16(clip))+6399)/6400)
+			}
+			q := url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0"}, "session_thread": {thread}, "url": {wsURL(s)}}
+			open(t, ctx, s.URL+"/load?"+q.Encode())
+			if err := pollUntil(ctx, time.Minute, func() (bool, error) {
+				n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#load-sessions [data-state="streaming"]').length`))
+				return n == 2, err
+			}); err != nil {
+				t.Fatalf("level 1's two sessions never streamed: %v", err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#btn-load-stop"))); err != nil {
+				t.Fatal(err)
+			}
+			id := awaitShare(t, ctx, "#load-status", time.Minute, func(string) {})
+			rep, err := report.Decode(s.getJSON(t, "/api/reports/"+id, nil), report.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc := rep.LoadCurve
+			if lc == nil || len(lc.Levels) != 1 || len(lc.Sessions) != 2 {
+				t.Fatalf("report after Stop in level 1: load curve %+v; want level 1 only", lc)
+			}
+			for _, ls := range lc.Sessions {
+				all := frames[ls.Index%len(frames)]
+				t.Logf("%s: session %d sent %d of its clip's %d frames", thread, ls.Index, len(ls.PacingLagMs), all)
+				if ls.Error != "" || ls.SessionID == "" || len(ls.PacingLagMs) == 0 || len(ls.PacingLagMs) >= all {
+					t.Errorf("session %+v: want a session that sent some but not all of its clip's %d frames, no error", ls, all)
 				}
 			}
 		})
