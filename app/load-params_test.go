@@ -85,6 +85,7 @@ func TestBuildLoadView(t *testing.T) {
 			"1:2 of 2:true 4:5 of 5:true", 2, "every runner of run r (2 of 2", "Level 4: 1 sessions failed (handshake timeout)"},
 		{"watching", loadViewInput{Pooled: pooled, Watch: true, RunID: "r"}, "1:2 of 2:true 4:5 of 5:true", 2, "every runner", "1 sessions failed"},
 		{"dropped ticks", loadViewInput{TicksDropped: 3}, "", 0, "this page", "3 frame ticks were dropped"},
+		{"worker fallback", loadViewInput{WorkerFallback: "no Web Workers"}, "", 0, "this page", "main thread (no Web Workers)"},
 	}
 	for _, c := range cases {
 		s := buildLoadView(c.in)

@@ -298,7 +298,9 @@ func (r *loadRun) onTick(seq int) {
 	case r.ticks <- seq:
 	default:
 		r.mu.Lock()
-		r.ticksDropped++
+		if r.lw == nil { // in the worker the ticks pace no frame
+			r.ticksDropped++
+		}
 		r.mu.Unlock()
 	}
 }
@@ -568,7 +570,8 @@ func (r *loadRun) maybePublish(force bool) {
 // snapshotLocked builds the view's input; r.mu is held.
 func (r *loadRun) snapshotLocked() *loadSnapshot {
 	in := loadViewInput{Phase: r.phase, Status: r.status, Own: append([]loadcurve.Level(nil), r.levels...),
-		Share: r.share, RunID: r.s.RunID, Shards: r.s.Shards, Watch: r.s.Watch, TicksDropped: r.ticksDropped, RunLinks: r.s.runnerLinks()}
+		Share: r.share, RunID: r.s.RunID, Shards: r.s.Shards, Watch: r.s.Watch, TicksDropped: r.ticksDropped, RunLinks: r.s.runnerLinks(),
+		WorkerFallback: r.workerFallback}
 	if r.err != nil {
 		in.Error = errorWords(r.err)
 	}
