@@ -55,6 +55,12 @@ func (r *loadRun) startWorker() error {
 		return nil
 	}
 	r.lw = lw
+	go func() { // a cancelled run (a new one started) ends its sessions now
+		<-r.ctx.Done()
+		r.mu.Lock()
+		lw.endAll(r.ctx.Err())
+		r.mu.Unlock()
+	}()
 	return nil
 }
 
@@ -101,12 +107,18 @@ func (lw *loadWorker) fail(err error) {
 		}
 		return
 	}
+	lw.endAll(fmt.Errorf("the session worker failed: %w", err))
+}
+
+// endAll ends every open session with err, and every later one; r.mu is
+// held.
+func (lw *loadWorker) endAll(err error) {
 	if lw.dead == nil {
-		lw.dead = fmt.Errorf("the session worker failed: %w", err)
+		lw.dead = err
 	}
 	for sid, ls := range lw.sess {
 		delete(lw.sess, sid)
-		go r.finished(ls, nil, lw.dead)
+		go lw.r.finished(ls, nil, lw.dead)
 	}
 }
 
