@@ -110,7 +110,7 @@ func (w *worker) loadClosed(sid string, res *session.Result, wireLog *trace.Sess
 	rb, _ := json.Marshal(session.NewWorkerResult(res))
 	tb := []byte{}
 	if wireLog != nil {
-		tb, _ = json.Marshal(wireLog)
+		tb, _ = marshalYielding(wireLog) // the other sessions stream meanwhile
 	}
 	e := ""
 	if err != nil {
