@@ -110,8 +110,8 @@ func (p *loadPage) Render() app.UI {
 				}),
 				app.A().ID("link-load").Href("/load?"+s.Query().Encode()).Text("link to this test"),
 			),
-			app.P().Class("ds-hint").Text(fmt.Sprintf("Each level runs N sessions at once, each streaming a clip of dataset %s in real time (paced by this page's audio clock; nothing is played), plus one session that joins %.1f s later — what a new user meets under load. "+
-				"Several pages or `duplexscope run --load-curve` processes can share one curve: give them the same run_id and shard=i/n.", s.DatasetName(), s.JoinS)),
+			app.P().Class("ds-hint").Text(fmt.Sprintf("Each level runs N sessions at once, each streaming a clip of dataset %s in real time (paced by %s; nothing is played), plus one session that joins %.1f s later — what a new user meets under load. "+
+				"Several pages or `duplexscope run --load-curve` processes can share one curve: give them the same run_id and shard=i/n.", s.DatasetName(), pacedBy(s.SessionThread), s.JoinS)),
 			app.If(s.RunID != "", func() app.UI {
 				return app.P().Class("ds-hint").ID("load-run-id").Text(fmt.Sprintf("Run %s%s — watch it live at /load?run_id=%s&watch=1", s.RunID, shardText(s), s.RunID))
 			}),
@@ -161,6 +161,14 @@ func (p *loadPage) Render() app.UI {
 			}),
 		),
 	)
+}
+
+// pacedBy names the clock the sessions' input is paced by.
+func pacedBy(thread string) string {
+	if thread == SessionThreadMain {
+		return "this page's audio clock, on its main thread"
+	}
+	return "the session worker's clock, off this page's main thread"
 }
 
 func shardText(s LoadSettings) string {

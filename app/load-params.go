@@ -11,8 +11,8 @@ import (
 )
 
 // LoadSettings configure the /load page: the connect settings of one
-// session (url, model, profile, frame_ms, proxy, transport, autostart; the
-// source must be a dataset) plus the curve.
+// session (url, model, profile, frame_ms, proxy, transport, session_thread,
+// autostart, the debug stall; the source must be a dataset) plus the curve.
 type LoadSettings struct {
 	Settings
 	Levels []int   // levels=1,2,4,8,16
@@ -33,7 +33,6 @@ const DefaultJoinS = 1.0
 func DefaultLoadSettings(host string, secure bool) LoadSettings {
 	s := DefaultSettings(host, secure)
 	s.Source = SourceDataset + ":builtin"
-	s.SessionThread = SessionThreadMain // the load page's sessions run on its main thread
 	return LoadSettings{Settings: s, Levels: append([]int(nil), loadcurve.DefaultLevels...), JoinS: DefaultJoinS}
 }
 
@@ -46,11 +45,6 @@ func ParseLoadSettings(q url.Values, def LoadSettings) (LoadSettings, []error) {
 	base, errs := ParseSettings(q, def.Settings)
 	s := def
 	s.Settings = base
-	if v := q.Get("session_thread"); v != "" {
-		// Only / can move its session into a worker; never pretend.
-		errs = append(errs, fmt.Errorf("session_thread=%q: the load page runs its sessions on its main thread; session_thread is a parameter of / only", v))
-		s.SessionThread = def.SessionThread
-	}
 	if s.DatasetName() == "" {
 		errs = append(errs, fmt.Errorf("source=%q: a load curve streams dataset clips; want dataset:NAME", s.Source))
 		s.Source = def.Source
@@ -111,7 +105,9 @@ func ParseLoadSettings(q url.Values, def LoadSettings) (LoadSettings, []error) {
 // Query returns the URL parameters that reproduce s.
 func (s LoadSettings) Query() url.Values {
 	q := s.Settings.Query()
-	q.Del("session_thread") // not a /load parameter
+	if s.SessionThread != SessionThreadMain {
+		q.Del("session_thread") // the default: /load links name only the baseline
+	}
 	var lv []string
 	for _, n := range s.Levels {
 		lv = append(lv, strconv.Itoa(n))

@@ -35,7 +35,10 @@ func TestParseLoadSettings(t *testing.T) {
 		{"source=mic", func(s LoadSettings) bool { return s.Source == "dataset:builtin" }, "dataset:NAME"},
 		{"stall_ms=250&stall_every_ms=1000", func(s LoadSettings) bool { return s.StallMs == 250 && s.StallEveryMs == 1000 }, ""},
 		{"stall_ms=250&stall_every_ms=100", func(s LoadSettings) bool { return s.StallMs == 0 && s.StallEveryMs == 0 }, "stall_ms="},
-		{"session_thread=worker", func(s LoadSettings) bool { return s.SessionThread == SessionThreadMain }, "parameter of / only"},
+		{"", func(s LoadSettings) bool { return s.SessionThread == SessionThreadWorker }, ""},
+		{"session_thread=worker", func(s LoadSettings) bool { return s.SessionThread == SessionThreadWorker }, ""},
+		{"session_thread=main", func(s LoadSettings) bool { return s.SessionThread == SessionThreadMain }, ""},
+		{"session_thread=gpu", func(s LoadSettings) bool { return s.SessionThread == SessionThreadWorker }, "worker or main"},
 	}
 	for _, c := range cases {
 		q, _ := url.ParseQuery(c.query)
@@ -54,7 +57,7 @@ func TestParseLoadSettings(t *testing.T) {
 		// The link to the test reproduces the settings.
 		back, errs := ParseLoadSettings(s.Query(), def)
 		if len(errs) > 0 || !reflect.DeepEqual(back.Levels, s.Levels) || back.JoinS != s.JoinS || back.RunID != s.RunID || back.Shard != s.Shard || back.Watch != s.Watch ||
-			back.StallMs != s.StallMs || back.StallEveryMs != s.StallEveryMs {
+			back.StallMs != s.StallMs || back.StallEveryMs != s.StallEveryMs || back.SessionThread != s.SessionThread {
 			t.Errorf("%q: Query() round trip %+v (%v), want %+v", c.query, back, errs, s)
 		}
 	}
@@ -82,6 +85,7 @@ func TestBuildLoadView(t *testing.T) {
 			"1:2 of 2:true 4:5 of 5:true", 2, "every runner of run r (2 of 2", "Level 4: 1 sessions failed (handshake timeout)"},
 		{"watching", loadViewInput{Pooled: pooled, Watch: true, RunID: "r"}, "1:2 of 2:true 4:5 of 5:true", 2, "every runner", "1 sessions failed"},
 		{"dropped ticks", loadViewInput{TicksDropped: 3}, "", 0, "this page", "3 frame ticks were dropped"},
+		{"worker fallback", loadViewInput{WorkerFallback: "no Web Workers"}, "", 0, "this page", "main thread (no Web Workers)"},
 	}
 	for _, c := range cases {
 		s := buildLoadView(c.in)

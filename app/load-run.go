@@ -78,6 +78,12 @@ type loadRun struct {
 	share         shareInfo
 	lastPublish   time.Time
 	started       time.Time
+
+	// lw runs the sessions (session_thread=worker), nil on the main
+	// thread; workerFallback: why the worker could not start.
+	lw             *loadWorker
+	workerFallback string
+	nextSid        int
 }
 
 func newLoadRun(s LoadSettings, publish func(*loadSnapshot)) *loadRun {
@@ -117,6 +123,11 @@ func (r *loadRun) run() {
 		r.s.RunCap = r.hub.RunCap
 		r.mu.Unlock()
 	}
+	if err := r.startWorker(); err != nil {
+		r.fail(err)
+		return
+	}
+	defer r.lw.release()
 	clock, err := newFrameClock(r.s.FrameMs, r.onTick)
 	if err != nil {
 		r.fail(err)
@@ -237,17 +248,25 @@ func (r *loadRun) startJoiner() {
 	go r.dial(ls)
 }
 
-// dial opens ls; it starts streaming at the next tick.
+// dial opens ls where the run's sessions run. On the main thread it starts
+// streaming at the next tick.
 func (r *loadRun) dial(ls *loadSess) {
 	url, err := r.s.DialURL(app.Window().URL().Host, app.Window().URL().Scheme == "https")
 	if err != nil {
 		r.finished(ls, nil, err)
 		return
 	}
-	cfg := &session.Config{URL: url, Model: r.s.Model, FrameMs: r.s.FrameMs, Transport: r.s.Transport,
-		CompletionTimeout: 2 * time.Minute, SampleID: fmt.Sprintf("load%d-%d", ls.level, ls.index), Split: "load",
-		StallMs: r.s.StallMs, StallEveryMs: r.s.StallEveryMs,
-		Observers: []session.Observer{session.ObserverFuncs{Event: func(ev trace.Event, _ *session.Received) { r.observe(ls, ev) }}}}
+	start := session.WorkerStart{URL: url, Model: r.s.Model, FrameMs: r.s.FrameMs, Transport: r.s.Transport,
+		SampleID: fmt.Sprintf("load%d-%d", ls.level, ls.index), Split: "load", PageOrigin: pageTimeOrigin(),
+		StallMs: r.s.StallMs, StallEveryMs: r.s.StallEveryMs}
+	if r.lw != nil {
+		r.lw.open(ls, start)
+		return
+	}
+	cfg := start.LoadConfig()
+	cfg.Thread = SessionThreadMain
+	cfg.TimeOrigins = &session.TimeOrigins{Page: start.PageOrigin}
+	cfg.Observers = []session.Observer{session.ObserverFuncs{Event: func(ev trace.Event, _ *session.Received) { r.observe(ls, ev) }}}
 	s, err := session.Dial(r.ctx, cfg)
 	if err != nil {
 		r.finished(ls, nil, err)
@@ -268,12 +287,7 @@ func (r *loadRun) dial(ls *loadSess) {
 func (r *loadRun) observe(ls *loadSess, ev trace.Event) {
 	r.mu.Lock()
 	if _, done := ls.acc.Add(ev); done {
-		ls.live = ls.live[:0]
-		for _, row := range ls.acc.Snapshot().Rows {
-			if row.Raw != nil {
-				ls.live = append(ls.live, loadcurve.Response{TTFPMs: row.Raw.TTFPMs, TTFPClock: string(row.Raw.TTFPClock), RTF: row.Raw.RTF})
-			}
-		}
+		ls.live = loadcurve.Responses(ls.acc.Snapshot().Rows)
 	}
 	r.mu.Unlock()
 }
@@ -284,7 +298,9 @@ func (r *loadRun) onTick(seq int) {
 	case r.ticks <- seq:
 	default:
 		r.mu.Lock()
-		r.ticksDropped++
+		if r.lw == nil { // in the worker the ticks pace no frame
+			r.ticksDropped++
+		}
 		r.mu.Unlock()
 	}
 }
@@ -311,7 +327,7 @@ func (r *loadRun) pump() {
 		var sends []send
 		var ended []*loadSess
 		for _, ls := range r.cur {
-			if ls.state != lsStreaming {
+			if ls.state != lsStreaming || ls.sess == nil { // nil: the worker paces it
 				continue
 			}
 			if ls.pos >= len(ls.pcm) || r.stopping {
@@ -407,6 +423,7 @@ func (r *loadRun) stop() {
 		if r.readyCancel != nil {
 			r.readyCancel()
 		}
+		r.lw.stop() // the worker's sessions commit now (nil: none)
 		// A joiner not yet started never will: count it as not run.
 		if ls := r.joinPending; ls != nil {
 			r.joinPending = nil
@@ -459,6 +476,10 @@ func (r *loadRun) save() {
 	if err != nil {
 		r.fail(err)
 		return
+	}
+	if r.workerFallback != "" {
+		rep.Warnings = append(rep.Warnings, report.Warning{Code: report.WarnWorkerUnavailable,
+			Message: "The load sessions ran on the page's main thread (" + r.workerFallback + "); drawing the page could delay their sends and receive stamps there."})
 	}
 	info, err := saveReport(r.ctx, rep, nil)
 	r.mu.Lock()
@@ -549,7 +570,8 @@ func (r *loadRun) maybePublish(force bool) {
 // snapshotLocked builds the view's input; r.mu is held.
 func (r *loadRun) snapshotLocked() *loadSnapshot {
 	in := loadViewInput{Phase: r.phase, Status: r.status, Own: append([]loadcurve.Level(nil), r.levels...),
-		Share: r.share, RunID: r.s.RunID, Shards: r.s.Shards, Watch: r.s.Watch, TicksDropped: r.ticksDropped, RunLinks: r.s.runnerLinks()}
+		Share: r.share, RunID: r.s.RunID, Shards: r.s.Shards, Watch: r.s.Watch, TicksDropped: r.ticksDropped, RunLinks: r.s.runnerLinks(),
+		WorkerFallback: r.workerFallback}
 	if r.err != nil {
 		in.Error = errorWords(r.err)
 	}

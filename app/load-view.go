@@ -30,6 +30,7 @@ type loadViewInput struct {
 	Watch                bool
 	TicksDropped         int
 	RunLinks             []string // the other shards' /load links (with cap=)
+	WorkerFallback       string   // why the session worker could not start (the sessions run on the main thread)
 }
 
 // loadRow is a row of the levels table.
@@ -83,6 +84,9 @@ func buildLoadView(in loadViewInput) *loadSnapshot {
 			Join: optMs(l.JoinTTFPMs), RTF: optRatio(l.RTFP50), Lag: fmt.Sprintf("%.1f ms", l.PacingLagP99Ms),
 			Underruns: strconv.Itoa(l.Underruns), Failed: strconv.Itoa(l.Failed),
 		})
+	}
+	if in.WorkerFallback != "" {
+		s.Warnings = append(s.Warnings, "The sessions run on this page's main thread ("+in.WorkerFallback+"): drawing the page can delay their sends and receive stamps.")
 	}
 	if in.TicksDropped > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d frame ticks were dropped because the page was too busy: those frames went out late, and the pacing lag shows it.", in.TicksDropped))

@@ -70,34 +70,17 @@ type workerSession struct {
 // startWorkerSession starts the worker, gives it direct ports to both
 // worklets, and waits until the session is open (or failed to open).
 func startWorkerSession(ctx context.Context, g *audioGraph, cfg session.WorkerStart, h workerHooks) (*workerSession, error) {
-	win := app.Window()
-	ctor := win.Get("Worker")
-	if ctor.IsUndefined() {
-		return nil, fmt.Errorf("%w: this browser has no Web Workers", errWorkerUnavailable)
-	}
-	cfg.PageOrigin = win.Get("performance").Get("timeOrigin").Float()
+	cfg.PageOrigin = pageTimeOrigin()
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}
 	ws := &workerSession{hooks: h, opened: make(chan error, 1), loaded: make(chan struct{}), closed: make(chan workerClosed, 1)}
-	ws.w = ctor.New("/web/session-worker.js")
-	onMsg := app.FuncOf(func(_ app.Value, args []app.Value) any {
-		ws.onMessage(args[0].Get("data"))
-		return nil
-	})
-	onErr := app.FuncOf(func(_ app.Value, args []app.Value) any {
-		msg := "script error"
-		if len(args) > 0 && !args[0].Get("message").IsUndefined() {
-			msg += ": " + args[0].Get("message").String()
-		}
-		ws.fail(errors.New(msg))
-		return nil
-	})
-	ws.fns = append(ws.fns, onMsg, onErr)
-	ws.w.Set("onmessage", onMsg)
-	ws.w.Set("onerror", onErr)
-	mc := win.Get("MessageChannel")
+	ws.w, ws.fns, err = newSessionWorker(ws.onMessage, ws.fail)
+	if err != nil {
+		return nil, err
+	}
+	mc := app.Window().Get("MessageChannel")
 	in, out := mc.New(), mc.New()
 	ws.w.Call("postMessage", map[string]any{
 		"type": "start", "config": string(b), "input": in.Get("port2"), "playback": out.Get("port2"),
@@ -130,6 +113,32 @@ func startWorkerSession(ctx context.Context, g *audioGraph, cfg session.WorkerSt
 		ws.release()
 		return nil, ctx.Err()
 	}
+}
+
+// newSessionWorker starts the session worker (web/session-worker.js) with
+// onMsg for its messages' data and onErr for its script errors; fns are
+// the callbacks to release with it.
+func newSessionWorker(onMsg func(app.Value), onErr func(error)) (w app.Value, fns []app.Func, err error) {
+	ctor := app.Window().Get("Worker")
+	if ctor.IsUndefined() {
+		return nil, nil, fmt.Errorf("%w: this browser has no Web Workers", errWorkerUnavailable)
+	}
+	w = ctor.New("/web/session-worker.js")
+	msg := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		onMsg(args[0].Get("data"))
+		return nil
+	})
+	fail := app.FuncOf(func(_ app.Value, args []app.Value) any {
+		text := "script error"
+		if len(args) > 0 && !args[0].Get("message").IsUndefined() {
+			text += ": " + args[0].Get("message").String()
+		}
+		onErr(errors.New(text))
+		return nil
+	})
+	w.Set("onmessage", msg)
+	w.Set("onerror", fail)
+	return w, []app.Func{msg, fail}, nil
 }
 
 // startClock posts the playback context's clock on the page's timeline,
@@ -263,26 +272,31 @@ func (ws *workerSession) onMessage(d app.Value) {
 		default:
 		}
 	case "closed":
-		var c workerClosed
-		_ = json.Unmarshal([]byte(d.Get("result").String()), &c.Result)
-		if t := d.Get("trace").String(); t != "" {
-			var wireLog trace.Session
-			if err := json.Unmarshal([]byte(t), &wireLog); err == nil {
-				c.Trace = &wireLog
-			} else {
-				c.Err = fmt.Errorf("the session worker's wire log did not decode: %w", err)
-			}
-		}
-		if err := recordFrom(d.Get("error").String()); err != nil {
-			c.Err = err
-		}
 		select {
-		case ws.closed <- c:
+		case ws.closed <- decodeClosed(d):
 		default:
 		}
 	case "fatal":
 		ws.fail(errors.New(d.Get("text").String()))
 	}
+}
+
+// decodeClosed reads a "closed" (or "load-closed") message.
+func decodeClosed(d app.Value) workerClosed {
+	var c workerClosed
+	_ = json.Unmarshal([]byte(d.Get("result").String()), &c.Result)
+	if t := d.Get("trace").String(); t != "" {
+		var wireLog trace.Session
+		if err := json.Unmarshal([]byte(t), &wireLog); err == nil {
+			c.Trace = &wireLog
+		} else {
+			c.Err = fmt.Errorf("the session worker's wire log did not decode: %w", err)
+		}
+	}
+	if err := recordFrom(d.Get("error").String()); err != nil {
+		c.Err = err
+	}
+	return c
 }
 
 // ID is the session id the server gave.

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,10 +16,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server/loadrun"
+	"github.com/duplexscope/duplexscope/trace"
 )
 
 // loadPage opens /load?query in ctx and waits for the saved report's id,
@@ -65,6 +69,34 @@ func TestPageLoadCurve(t *testing.T) {
 	if lc == nil || len(lc.Levels) != 2 || len(lc.Sessions) != 5 || rep.Run.Client != report.ClientBrowser || !rep.Complete {
 		t.Fatalf("report: load curve %+v, client %q, complete %v", lc, rep.Run.Client, rep.Complete)
 	}
+	ttfps := checkLoadTruths(t, s, lc)
+	for _, l := range lc.Levels {
+		v := ttfps[l.Sessions]
+		sort.Float64s(v)
+		if len(v) == 0 || l.TTFPP50Ms == nil || *l.TTFPP50Ms != metrics.Round(metrics.Percentile(v, 0.5), 3) || *l.TTFPP99Ms != metrics.Round(metrics.Percentile(v, 0.99), 3) ||
+			l.Reported != l.Sessions+1 || l.Failed != 0 || l.JoinTTFPMs == nil || l.TTFPOrigin != loadcurve.OriginServer {
+			t.Errorf("level %d: %+v; truth TTFPs %v", l.Sessions, l, v)
+		}
+		t.Logf("level %d: TTFP p50 %.1f p99 %.1f ms (server clock), join %.1f ms, RTF p50 %v, pacing lag p99 %.2f ms, underruns %d",
+			l.Sessions, *l.TTFPP50Ms, *l.TTFPP99Ms, deref(l.JoinTTFPMs), deref(l.RTFP50), l.PacingLagP99Ms, l.Underruns)
+	}
+	// Level 2's sessions start together, so each one's first turn meets
+	// the other open: at least 30 + 40 ms.
+	if l := lc.Levels[1]; l.TTFPP99Ms == nil || *l.TTFPP99Ms < 70 {
+		t.Errorf("level 2 TTFP p99 %v ms, want ≥ 70 ms (contended: another session was open)", deref(l.TTFPP99Ms))
+	}
+	page := string(s.getJSON(t, "/r/"+id, nil))
+	if !strings.Contains(page, `id="chart-load"`) || !strings.Contains(page, `<section id="load-curve">`) {
+		t.Errorf("share page lacks the load chart or table")
+	}
+}
+
+// checkLoadTruths checks every session of an archived load curve against
+// the simulator's truth (each response's TTFP is the truth's, server
+// clock; pacing lags recorded) and returns the truth TTFPs of each level's
+// sessions that did not join late.
+func checkLoadTruths(t *testing.T, s *stack, lc *report.LoadCurve) map[int][]float64 {
+	t.Helper()
 	ttfps := map[int][]float64{}
 	for _, ls := range lc.Sessions {
 		if ls.Error != "" || ls.SessionID == "" || len(ls.Responses) == 0 {
@@ -95,25 +127,7 @@ func TestPageLoadCurve(t *testing.T) {
 			t.Errorf("session %s: no pacing lags recorded", ls.SessionID)
 		}
 	}
-	for _, l := range lc.Levels {
-		v := ttfps[l.Sessions]
-		sort.Float64s(v)
-		if len(v) == 0 || l.TTFPP50Ms == nil || *l.TTFPP50Ms != metrics.Round(metrics.Percentile(v, 0.5), 3) || *l.TTFPP99Ms != metrics.Round(metrics.Percentile(v, 0.99), 3) ||
-			l.Reported != l.Sessions+1 || l.Failed != 0 || l.JoinTTFPMs == nil || l.TTFPOrigin != loadcurve.OriginServer {
-			t.Errorf("level %d: %+v; truth TTFPs %v", l.Sessions, l, v)
-		}
-		t.Logf("level %d: TTFP p50 %.1f p99 %.1f ms (server clock), join %.1f ms, RTF p50 %v, pacing lag p99 %.2f ms, underruns %d",
-			l.Sessions, *l.TTFPP50Ms, *l.TTFPP99Ms, deref(l.JoinTTFPMs), deref(l.RTFP50), l.PacingLagP99Ms, l.Underruns)
-	}
-	// Level 2's sessions start together, so each one's first turn meets
-	// the other open: at least 30 + 40 ms.
-	if l := lc.Levels[1]; l.TTFPP99Ms == nil || *l.TTFPP99Ms < 70 {
-		t.Errorf("level 2 TTFP p99 %v ms, want ≥ 70 ms (contended: another session was open)", deref(l.TTFPP99Ms))
-	}
-	page := string(s.getJSON(t, "/r/"+id, nil))
-	if !strings.Contains(page, `id="chart-load"`) || !strings.Contains(page, `<section id="load-curve">`) {
-		t.Errorf("share page lacks the load chart or table")
-	}
+	return ttfps
 }
 
 // wsURL is the stack's simulator endpoint.
@@ -192,4 +206,158 @@ func TestPageLoadCurveShared(t *testing.T) {
 	}
 	b, _ := json.Marshal(lc.Levels)
 	t.Logf("pooled levels: %s", b)
+}
+
+// loadWorkerWatch records, before any page script runs, every Worker the
+// page starts and what the session worker's load mode posts: each session
+// it opened and, at its end, its wire log (window.__dsl).
+const loadWorkerWatch = `window.__dsl={workers:[],ready:[],closed:[]};(function(){var W=window.Worker;if(!W)return;` +
+	`window.Worker=function(u,o){var w=new W(u,o);window.__dsl.workers.push(String(u));w.addEventListener("message",function(e){var d=e.data||{};` +
+	`if(d.type==="load-ready")window.__dsl.ready.push(d.session_id);if(d.type==="load-closed")window.__dsl.closed.push(d.trace)});return w};` +
+	`window.Worker.prototype=W.prototype})();`
+
+// TestPageLoadCurveThreads: /load with session_thread=worker (the
+// default) runs every session in the session worker — the worker opened
+// each archived session and its wire log says session_thread worker with
+// the worker's time origin after the page's — and archives exactly what
+// those wire logs give; with session_thread=main no session worker starts,
+// and when the worker cannot load the run goes on on the main thread and
+// its report says so; every way the curve archives the simulator's truth.
+func TestPageLoadCurveThreads(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
+	cases := []struct {
+		name, thread string
+		failWorker   bool // /web/session-worker.wasm answers 404
+		workers      int  // session workers the page starts
+		inWorker     bool // the sessions run in it
+	}{
+		{"worker", "worker", false, 1, true},
+		{"main", "main", false, 0, false},
+		{"worker unavailable", "worker", true, 1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, ctx := pageTest(t, nil, 3*time.Minute)
+			s.FailWorker.Store(tc.failWorker)
+			onNewDocument(t, ctx, loadWorkerWatch)
+			q := url.Values{"autostart": {"1"}, "levels": {"2"}, "profile": {"test"}, "join_s": {"0.4"}, "session_thread": {tc.thread}, "url": {wsURL(s)}}
+			id, _ := loadPage(t, s, ctx, q, 2*time.Minute)
+			rep, err := report.Decode(s.getJSON(t, "/api/reports/"+id, nil), report.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc := rep.LoadCurve
+			if lc == nil || len(lc.Levels) != 1 || len(lc.Sessions) != 3 || !rep.Complete {
+				t.Fatalf("report: load curve %+v, complete %v", lc, rep.Complete)
+			}
+			checkLoadTruths(t, s, lc)
+			for _, l := range lc.Levels {
+				t.Logf("%s, level %d: TTFP p50 %.1f ms (server clock), pacing lag p99 %.2f max %.2f ms (client send clock)",
+					tc.name, l.Sessions, deref(l.TTFPP50Ms), l.PacingLagP99Ms, l.PacingLagMaxMs)
+			}
+			warned := false
+			for _, w := range rep.Warnings {
+				warned = warned || w.Code == report.WarnWorkerUnavailable && strings.Contains(w.Message, "session-worker.wasm")
+			}
+			if warned != tc.failWorker {
+				t.Errorf("warnings %+v: %s naming session-worker.wasm present %v, want %v", rep.Warnings, report.WarnWorkerUnavailable, warned, tc.failWorker)
+			}
+			raw, err := evalString(ctx, `JSON.stringify(window.__dsl)`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Workers []string `json:"workers"`
+				Ready   []string `json:"ready"`
+				Closed  []string `json:"closed"`
+			}
+			if err := json.Unmarshal([]byte(raw), &got); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: workers started %q; sessions the session worker opened %q", tc.name, got.Workers, got.Ready)
+			if len(got.Workers) != tc.workers || tc.workers > 0 && !strings.HasSuffix(got.Workers[0], "/web/session-worker.js") {
+				t.Errorf("workers started %q, want %d session worker(s) for the whole run", got.Workers, tc.workers)
+			}
+			if !tc.inWorker {
+				if len(got.Ready) != 0 || len(got.Closed) != 0 {
+					t.Errorf("the session worker opened %q; want every session on the main thread", got.Ready)
+				}
+				return
+			}
+			logs := map[string]trace.Session{}
+			for _, raw := range got.Closed {
+				var tr trace.Session
+				if err := json.Unmarshal([]byte(raw), &tr); err != nil || tr.Session.SessionID == nil {
+					t.Fatalf("a wire log the worker posted does not decode (%v)", err)
+				}
+				logs[*tr.Session.SessionID] = tr
+			}
+			for _, ls := range lc.Sessions {
+				tr, ok := logs[ls.SessionID]
+				if !ok || !slices.Contains(got.Ready, ls.SessionID) {
+					t.Errorf("archived session %s (level %d #%d) was not run by the session worker (opened %q)", ls.SessionID, ls.Level, ls.Index, got.Ready)
+					continue
+				}
+				wantThread(t, tr, "worker")
+				// The archive holds what the worker's wire log gives.
+				want := loadcurve.FromTrace(tr, ls.PacingLagMs)
+				if !reflect.DeepEqual(want.Responses, ls.Responses) || want.Underruns != ls.Underruns {
+					t.Errorf("session %s: archived %+v, its wire log gives %+v", ls.SessionID, ls, want)
+				}
+			}
+		})
+	}
+}
+
+// TestPageLoadCurveStop: Stop during the first level, on either thread,
+// ends every session's input at once (each sent fewer frames than its
+// clip has), runs no further level and archives what ran.
+func TestPageLoadCurveStop(t *testing.T) {
+	t.Parallel() // no timing bound: may run beside another test (doc.go)
+	for _, thread := range []string{"worker", "main"} {
+		t.Run(thread, func(t *testing.T) {
+			s, ctx := pageTest(t, nil, 3*time.Minute)
+			var clips struct {
+				Clips []struct {
+					URL string `json:"url"`
+				} `json:"clips"`
+			}
+			s.getJSON(t, "/api/datasets/builtin", &clips)
+			var frames []int // each clip's input frames (200 ms)
+			for _, c := range clips.Clips {
+				clip, err := audio.DecodeWAV(s.getJSON(t, c.URL, nil))
+				if err != nil {
+					t.Fatal(err)
+				}
+				frames = append(frames, (len(audio.ToInputPCM16(clip))+6399)/6400)
+			}
+			q := url.Values{"autostart": {"1"}, "levels": {"1,2"}, "profile": {"test"}, "join_s": {"0"}, "session_thread": {thread}, "url": {wsURL(s)}}
+			open(t, ctx, s.URL+"/load?"+q.Encode())
+			if err := pollUntil(ctx, time.Minute, func() (bool, error) {
+				n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#load-sessions [data-state="streaming"]').length`))
+				return n == 2, err
+			}); err != nil {
+				t.Fatalf("level 1's two sessions never streamed: %v", err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#btn-load-stop"))); err != nil {
+				t.Fatal(err)
+			}
+			id := awaitShare(t, ctx, "#load-status", time.Minute, func(string) {})
+			rep, err := report.Decode(s.getJSON(t, "/api/reports/"+id, nil), report.DefaultLimits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc := rep.LoadCurve
+			if lc == nil || len(lc.Levels) != 1 || len(lc.Sessions) != 2 {
+				t.Fatalf("report after Stop in level 1: load curve %+v; want level 1 only", lc)
+			}
+			for _, ls := range lc.Sessions {
+				all := frames[ls.Index%len(frames)]
+				t.Logf("%s: session %d sent %d of its clip's %d frames", thread, ls.Index, len(ls.PacingLagMs), all)
+				if ls.Error != "" || ls.SessionID == "" || len(ls.PacingLagMs) == 0 || len(ls.PacingLagMs) >= all {
+					t.Errorf("session %+v: want a session that sent some but not all of its clip's %d frames, no error", ls, all)
+				}
+			}
+		})
+	}
 }

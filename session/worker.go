@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"time"
 
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -34,6 +35,20 @@ func (w WorkerStart) Config() *Config {
 	if w.SampleID != "" {
 		c.SampleID, c.Split = w.SampleID, w.Split
 	}
+	return c
+}
+
+// LoadCompletionTimeout bounds a load session's wait for its last
+// responses after its input (the /load page, either thread).
+const LoadCompletionTimeout = 2 * time.Minute
+
+// LoadConfig is the Config a /load session dials with on either thread:
+// its playback simulated by the session (nothing is heard) and a shorter
+// completion wait.
+func (w WorkerStart) LoadConfig() *Config {
+	c := w.Config()
+	c.ExternalPlayback = false
+	c.CompletionTimeout = LoadCompletionTimeout
 	return c
 }
 

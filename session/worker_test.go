@@ -25,6 +25,19 @@ func TestWorkerStartConfig(t *testing.T) {
 	}
 }
 
+// TestWorkerStartLoadConfig: a /load session dials the same on both
+// threads: the page's session with simulated playback (nothing is heard)
+// and the load page's completion wait.
+func TestWorkerStartLoadConfig(t *testing.T) {
+	w := WorkerStart{URL: "ws://h/v1/realtime", Model: "m", FrameMs: 200, Transport: TransportBrowser,
+		SampleID: "load2-1", Split: "load", PageOrigin: 1.7e12, StallMs: 250, StallEveryMs: 1000}
+	want := *w.Config()
+	want.ExternalPlayback, want.CompletionTimeout = false, 2*time.Minute
+	if c := w.LoadConfig(); !reflect.DeepEqual(*c, want) {
+		t.Errorf("LoadConfig() = %+v, want %+v", *c, want)
+	}
+}
+
 // TestWorkerResultRoundTrip: what the page rebuilds from the worker's
 // "closed" message equals the worker's Result.
 func TestWorkerResultRoundTrip(t *testing.T) {

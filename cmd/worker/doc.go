@@ -16,4 +16,9 @@
 // messages (see worker_js.go for the message shapes) and, at the end, the
 // wire log and result. It imports session (not go-app, not the charts), so
 // its wasm stays small.
+//
+// In its load mode (load_js.go) one worker runs every session of the /load
+// page's run, each streaming its clip on the worker's clock with simulated
+// playback; the page gets each one's finished responses and, at its end,
+// its wire log.
 package main

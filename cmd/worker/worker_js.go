@@ -15,6 +15,7 @@ package main
 //	{type:"stop"}                          input ended: send no more frames
 //	{type:"finish"}                        commit, wait for the responses, close; answers "closed"
 //	{type:"cancel"}                        abandon the session
+//	{type:"load-open", …}, {type:"load-stop"}  load mode (/load: many sessions), see load_js.go
 //
 // worker → page
 //
@@ -56,6 +57,9 @@ import (
 	"github.com/duplexscope/duplexscope/session/tracker"
 	"github.com/duplexscope/duplexscope/trace"
 )
+
+// socketWorkerScript is the socket worker each session's WebSocket lives in.
+const socketWorkerScript = "/web/socket-worker.js"
 
 // memoryLimit is the worker's soft memory limit (GOMEMLIMIT): the Go
 // runtime collects only when the heap approaches it.
@@ -179,6 +183,12 @@ func (w *worker) onPage(d js.Value) {
 		go w.finish()
 	case "cancel":
 		w.stop()
+	case "load-open":
+		w.loadOpen(d)
+	case "load-stop":
+		loadStop.Lock()
+		loadStop.on = true
+		loadStop.Unlock()
 	}
 }
 
@@ -218,7 +228,7 @@ func (w *worker) dial(workerOrigin float64) {
 	// The WebSocket lives in a worker of its own that only stamps and
 	// relays: decoding a second of audio here (several ms in wasm) would
 	// otherwise delay the stamp of every message that arrives meanwhile.
-	scfg.SocketWorker = "/web/socket-worker.js"
+	scfg.SocketWorker = socketWorkerScript
 	scfg.Observers = []session.Observer{session.ObserverFuncs{Event: w.onEvent, State: w.onState}}
 	s, err := session.Dial(w.ctx, scfg)
 	if err != nil {

@@ -221,17 +221,25 @@ func FromTrace(t trace.Session, lagsMs []float64) Session {
 	if t.Session.SessionID != nil {
 		s.SessionID = *t.Session.SessionID
 	}
-	for _, row := range metrics.ScoreSession(t).Rows {
-		if row.Raw == nil {
-			continue
-		}
-		s.Responses = append(s.Responses, Response{TTFPMs: row.Raw.TTFPMs, TTFPClock: string(row.Raw.TTFPClock), RTF: row.Raw.RTF})
-	}
+	s.Responses = Responses(metrics.ScoreSession(t).Rows)
 	s.Underruns = Underruns(t)
 	for _, l := range lagsMs {
 		s.PacingLagMs = append(s.PacingLagMs, metrics.Round(l, 3))
 	}
 	return s
+}
+
+// Responses are the rows' finished responses (each one's TTFP with its
+// clock, and RTF): a finished session's, or a running one's so far from
+// its accumulator (the live view on either thread). Never nil.
+func Responses(rows []metrics.Row) []Response {
+	out := []Response{}
+	for _, row := range rows {
+		if row.Raw != nil {
+			out = append(out, Response{TTFPMs: row.Raw.TTFPMs, TTFPClock: string(row.Raw.TTFPClock), RTF: row.Raw.RTF})
+		}
+	}
+	return out
 }
 
 var playbackEnd = []byte(`"duplexscope.playback_end"`)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -205,6 +206,32 @@ func TestFromTrace(t *testing.T) {
 		}
 		if !reflect.DeepEqual(s.PacingLagMs, []float64{1.235, 2}) {
 			t.Errorf("%s: lags %v, want rounded to 0.001 ms", name, s.PacingLagMs)
+		}
+	}
+}
+
+// TestResponses: the live view's and the archive's responses are each
+// finished row's TTFP (with its clock) and RTF; rows without raw metrics
+// are left out, and no rows is an empty list, never null.
+func TestResponses(t *testing.T) {
+	rtf := 0.4
+	cases := []struct {
+		name string
+		rows []metrics.Row
+		want []Response
+	}{
+		{"none", nil, []Response{}},
+		{"rows without metrics", []metrics.Row{{}, {}}, []Response{}},
+		{"server and client clocks", []metrics.Row{
+			{Raw: &metrics.RawMetric{TTFPMs: 31.5, TTFPClock: metrics.ClockServer, RTF: &rtf}},
+			{},
+			{Raw: &metrics.RawMetric{TTFPMs: 80, TTFPClock: metrics.ClockClientReceive}},
+		}, []Response{{TTFPMs: 31.5, TTFPClock: "server", RTF: &rtf}, {TTFPMs: 80, TTFPClock: string(metrics.ClockClientReceive)}}},
+	}
+	for _, c := range cases {
+		got := Responses(c.rows)
+		if got == nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: Responses = %#v, want %#v", c.name, got, c.want)
 		}
 	}
 }
