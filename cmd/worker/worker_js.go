@@ -218,6 +218,7 @@ func (w *worker) dial(workerOrigin float64) {
 	// The WebSocket lives in a worker of its own that only stamps and
 	// relays: decoding a second of audio here (several ms in wasm) would
 	// otherwise delay the stamp of every message that arrives meanwhile.
+	session.UseSocketWorker()
 	scfg.SocketWorker = "/web/socket-worker.js"
 	scfg.Observers = []session.Observer{session.ObserverFuncs{Event: w.onEvent, State: w.onState}}
 	s, err := session.Dial(w.ctx, scfg)
