@@ -33,8 +33,8 @@ func (c *connectPanel) set(ctx app.Context, f func(*Settings)) {
 
 func (c *connectPanel) Render() app.UI {
 	s := c.Settings
-	return app.Section().Class("ds-panel").ID("connect").Body(
-		app.H2().Text("Connect"),
+	return app.Elem("section").Class("ds-panel").ID("connect").Body(
+		app.Elem("h2").Text("Connect"),
 		app.Div().Class("ds-row").Body(append(c.targetFields(s), c.inputFields(s)...)...),
 		app.Div().Class("ds-row").Style("margin-top", "10px").Body(c.actions(s)...),
 		c.linkErrors(),
@@ -153,7 +153,7 @@ func (c *connectPanel) linkErrors() app.UI {
 	return app.If(len(c.Notes) > 0, func() app.UI {
 		return app.Div().ID("url-errors").Class("ds-error").Attr("role", "alert").Body(
 			app.P().Text("This link has values the page will not run as given (the form above shows what Start runs):"),
-			app.Ul().Body(app.Range(c.Notes).Slice(func(i int) app.UI { return app.Li().Text(c.Notes[i]) })),
+			app.Elem("ul").Body(app.Range(c.Notes).Slice(func(i int) app.UI { return app.Elem("li").Text(c.Notes[i]) })),
 		)
 	})
 }

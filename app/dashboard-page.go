@@ -82,10 +82,10 @@ func phaseBusy(phase string) bool {
 func (p *dashboardPage) Render() app.UI {
 	currentTab.Store(p.tab)
 	return app.Div().Class("ds-page").Body(
-		app.Header().Class("ds-header").Body(
+		app.Elem("header").Class("ds-header").Body(
 			app.Img().Src("/web/icons/icon.svg").Alt("").Role("presentation"), // decorative; go-app drops an empty alt
 			app.H1().Text("duplexscope"),
-			app.Span().Class("ds-sub").Body(app.Text("full-duplex speech latency, measured where you hear it · "), app.A().ID("link-load-page").Href("/load").Text("load curve")),
+			app.Elem("span").Class("ds-sub").Body(app.Text("full-duplex speech latency, measured where you hear it · "), app.A().ID("link-load-page").Href("/load").Text("load curve")),
 		),
 		&connectPanel{Settings: p.settings, PageHost: p.pageHost, Running: p.running(), Notes: p.notes,
 			OnChange: func(s Settings) { p.settings = s },

@@ -27,6 +27,6 @@ func (m *levelMeters) Render() app.UI {
 		app.Div().Class("ds-field").Body(app.Label().Text("output level (played)"),
 			app.Div().Class("ds-meter ds-model").Body(app.Div().Style("width", meterWidth(m.Out)))),
 		app.Div().Class("ds-field").ID("pacing").Body(app.Label().Text("input pacing lag (actual − scheduled send, client clock)"),
-			app.Span().Text(fmt.Sprintf("last %.1f ms · p99 %.1f ms · max %.1f ms · %d frames of %d ms", p.LastMs, p.P99Ms, p.MaxMs, p.Frames, p.FrameMs))),
+			app.Elem("span").Text(fmt.Sprintf("last %.1f ms · p99 %.1f ms · max %.1f ms · %d frames of %d ms", p.LastMs, p.P99Ms, p.MaxMs, p.Frames, p.FrameMs))),
 	)
 }

@@ -75,13 +75,13 @@ func (p *loadPage) Render() app.UI {
 	snap := p.snap
 	set := func(f func(*LoadSettings)) { f(&p.settings) }
 	return app.Div().Class("ds-page").Body(
-		app.Header().Class("ds-header").Body(
+		app.Elem("header").Class("ds-header").Body(
 			app.Img().Src("/web/icons/icon.svg").Alt("").Role("presentation"), // decorative; go-app drops an empty alt
 			app.H1().Text("duplexscope — load curve"),
-			app.Span().Class("ds-sub").Body(app.Text("how latency grows with concurrent sessions · "), app.A().Href("/").Text("single session")),
+			app.Elem("span").Class("ds-sub").Body(app.Text("how latency grows with concurrent sessions · "), app.A().Href("/").Text("single session")),
 		),
-		app.Section().Class("ds-panel").ID("load-connect").Body(
-			app.H2().Text("Load"),
+		app.Elem("section").Class("ds-panel").ID("load-connect").Body(
+			app.Elem("h2").Text("Load"),
 			app.Div().Class("ds-row").Body(
 				field("Server URL", "ds-wide", app.Input().ID("in-url").Value(s.URL).OnChange(func(ctx app.Context, e app.Event) {
 					set(func(s *LoadSettings) { s.URL = ctx.JSSrc().Get("value").String() })
@@ -124,28 +124,28 @@ func (p *loadPage) Render() app.UI {
 		app.If(len(snap.RunLinks) > 0, func() app.UI {
 			return app.Div().ID("load-runner-links").Class("ds-hint").Body(
 				app.Text("Links for the other runners of this run (they carry its capability: share them only with those runners):"),
-				app.Ul().Body(app.Range(snap.RunLinks).Slice(func(i int) app.UI {
-					return app.Li().Body(app.A().Href(snap.RunLinks[i]).Text(snap.RunLinks[i]))
+				app.Elem("ul").Body(app.Range(snap.RunLinks).Slice(func(i int) app.UI {
+					return app.Elem("li").Body(app.A().Href(snap.RunLinks[i]).Text(snap.RunLinks[i]))
 				})),
 			)
 		}),
 		app.If(len(snap.Warnings) > 0, func() app.UI {
-			return app.Ul().Class("ds-warnings").Body(app.Range(snap.Warnings).Slice(func(i int) app.UI { return app.Li().Text(snap.Warnings[i]) }))
+			return app.Elem("ul").Class("ds-warnings").Body(app.Range(snap.Warnings).Slice(func(i int) app.UI { return app.Elem("li").Text(snap.Warnings[i]) }))
 		}),
-		app.Section().Class("ds-panel").Body(
+		app.Elem("section").Class("ds-panel").Body(
 			&echart{ID: "chart-load", Class: "ds-tall", Option: snap.Chart, Points: snap.Points},
 			app.P().Class("ds-hint").Text("Curve of "+orText(snap.Source, "the sessions of this page")+". TTFP: server clock when the server reports it, else the client receive clock (each line says which); RTF: client receive clock; underruns: simulated playback clock; pacing lag: client send clock."),
 		),
-		app.Section().Class("ds-panel").Body(
-			app.H2().Text("Levels"),
-			app.Table().Class("ds-table").ID("load-levels").Body(
-				app.Tr().Body(app.Th().Text("sessions"), app.Th().Text("reported"), app.Th().Text("responses"), app.Th().Text("TTFP p50"), app.Th().Text("TTFP p99"),
-					app.Th().Text("TTFP clock"), app.Th().Text("join TTFP"), app.Th().Text("RTF p50"), app.Th().Text("pacing lag p99"), app.Th().Text("underruns"), app.Th().Text("failed")),
+		app.Elem("section").Class("ds-panel").Body(
+			app.Elem("h2").Text("Levels"),
+			app.Elem("table").Class("ds-table").ID("load-levels").Body(
+				app.Elem("tr").Body(app.Elem("th").Text("sessions"), app.Elem("th").Text("reported"), app.Elem("th").Text("responses"), app.Elem("th").Text("TTFP p50"), app.Elem("th").Text("TTFP p99"),
+					app.Elem("th").Text("TTFP clock"), app.Elem("th").Text("join TTFP"), app.Elem("th").Text("RTF p50"), app.Elem("th").Text("pacing lag p99"), app.Elem("th").Text("underruns"), app.Elem("th").Text("failed")),
 				app.Range(snap.Rows).Slice(func(i int) app.UI {
 					r := snap.Rows[i]
-					return app.Tr().Attr("data-sessions", r.N).Attr("data-complete", r.Complete).Body(
-						app.Td().Text(r.Sessions), app.Td().Text(r.Reported), app.Td().Text(r.Responses), app.Td().Text(r.P50), app.Td().Text(r.P99),
-						app.Td().Text(r.Origin), app.Td().Text(r.Join), app.Td().Text(r.RTF), app.Td().Text(r.Lag), app.Td().Text(r.Underruns), app.Td().Text(r.Failed))
+					return app.Elem("tr").Attr("data-sessions", r.N).Attr("data-complete", r.Complete).Body(
+						app.Elem("td").Text(r.Sessions), app.Elem("td").Text(r.Reported), app.Elem("td").Text(r.Responses), app.Elem("td").Text(r.P50), app.Elem("td").Text(r.P99),
+						app.Elem("td").Text(r.Origin), app.Elem("td").Text(r.Join), app.Elem("td").Text(r.RTF), app.Elem("td").Text(r.Lag), app.Elem("td").Text(r.Underruns), app.Elem("td").Text(r.Failed))
 				}),
 			),
 			app.If(len(snap.Sessions) > 0, func() app.UI {
@@ -155,7 +155,7 @@ func (p *loadPage) Render() app.UI {
 					if d.Joiner {
 						name += " (joiner)"
 					}
-					return app.Span().Class("ds-dot ds-dot-"+d.State).Attr("data-state", d.State).
+					return app.Elem("span").Class("ds-dot ds-dot-"+d.State).Attr("data-state", d.State).
 						Title(fmt.Sprintf("%s: %s, %d responses", name, d.State, d.Responses)).Text(strconv.Itoa(d.Responses))
 				}))
 			}),

@@ -16,7 +16,7 @@ func (b *shareBox) Render() app.UI {
 	if share.URL == "" && !share.Pending {
 		return app.Div().ID("share").Attr("hidden", true)
 	}
-	return app.Section().Class("ds-panel ds-share").ID("share").Attr("data-report-id", share.ID).Body(
+	return app.Elem("section").Class("ds-panel ds-share").ID("share").Attr("data-report-id", share.ID).Body(
 		app.If(share.URL != "", func() app.UI {
 			return app.P().Body(app.Text("Report saved — share this link: "), app.A().ID("share-link").Href(share.URL).Target("_blank").Text(share.URL))
 		}).ElseIf(share.SignIn, func() app.UI {
@@ -37,7 +37,7 @@ func (b *shareBox) Render() app.UI {
 			app.A().ID("dl-vllm").Href(share.VLLMURL).Attr("download", "duplex_metrics.json").Text("vLLM duplex_metrics.json"), app.Text(" · "),
 			app.A().ID("dl-csv").Href(share.CSVURL).Attr("download", "responses.csv").Text("CSV"),
 			app.If(share.WireLog != "", func() app.UI {
-				return app.Span().Body(app.Text(" · "), app.A().ID("dl-wire").Href(share.WireLog).Text("wire log"))
+				return app.Elem("span").Body(app.Text(" · "), app.A().ID("dl-wire").Href(share.WireLog).Text("wire log"))
 			}),
 		),
 		app.If(share.URL != "" && share.Error != "", func() app.UI { return app.P().Class("ds-hint").Text(share.Error) }),

@@ -86,7 +86,7 @@ func (c *runLabels) Render() app.UI {
 	if c.failed {
 		status = status.Class("ds-error")
 	}
-	return app.Form().ID("run-labels-form").Class("ds-labels").
+	return app.Elem("form").ID("run-labels-form").Class("ds-labels").
 		OnSubmit(func(ctx app.Context, e app.Event) {
 			e.PreventDefault()
 			if !c.busy {
@@ -98,7 +98,7 @@ func (c *runLabels) Render() app.UI {
 		app.Input().ID("labels-name").Type("text").Name("name").MaxLength(report.MaxNameChars).
 			Placeholder("e.g. fp8 build on GPU A").Value(c.name).OnInput(value(&c.name)),
 		app.Label().For("labels-notes").Text("Notes"),
-		app.Textarea().ID("labels-notes").Name("notes").MaxLength(report.MaxNotesChars).Rows(3).Text(c.notes).OnInput(value(&c.notes)),
+		app.Elem("textarea").ID("labels-notes").Attr("name", "notes").Attr("maxlength", report.MaxNotesChars).Attr("rows", 3).Attr("value", c.notes).OnInput(value(&c.notes)),
 		app.Label().For("labels-tags").Text("Tags (comma-separated)"),
 		app.Input().ID("labels-tags").Type("text").Name("tags").Placeholder("gpu-a, fp8").Value(c.tags).OnInput(value(&c.tags)),
 		app.Button().ID("labels-save").Type("submit").Disabled(c.busy).Text("Save name, notes and tags"),
