@@ -28,7 +28,7 @@ func (l *eventLogView) Render() app.UI {
 	}
 	return app.Elem("section").Class("ds-panel").ID("event-log").Body(
 		app.Div().Class("ds-row").Body(
-			field("Filter by type", "", app.Input().ID("log-filter").Placeholder("e.g. response.done").Value(l.filter).
+			field("Filter by type", "", app.ElemSelfClosing("input").ID("log-filter").Attr("placeholder", "e.g. response.done").Attr("value", l.filter).
 				OnInput(func(ctx app.Context, e app.Event) { l.filter = ctx.JSSrc().Get("value").String() })),
 			app.Elem("span").Class("ds-hint").Text(fmt.Sprintf("%d rows (newest first; repeated events folded ×n; click a row or press Enter on it for its JSON)", len(l.Rows))),
 		),
@@ -38,7 +38,7 @@ func (l *eventLogView) Render() app.UI {
 			// A real button: reachable by Tab, toggled by Enter/Space,
 			// its state announced through aria-expanded.
 			return app.Div().Body(
-				app.Button().Type("button").Class("ds-log-row ds-"+r.Dir).Attr("data-type", r.Type).
+				app.Elem("button").Attr("type", "button").Class("ds-log-row ds-"+r.Dir).Attr("data-type", r.Type).
 					Aria("expanded", strconv.FormatBool(open)).Body(
 					app.Elem("span").Text(fmt.Sprintf("%.1f ms", r.TMs)),
 					app.Elem("span").Text(r.Dir),

@@ -78,24 +78,24 @@ func (p *loadPage) Render() app.UI {
 		app.Elem("header").Class("ds-header").Body(
 			app.Img().Src("/web/icons/icon.svg").Alt("").Role("presentation"), // decorative; go-app drops an empty alt
 			app.H1().Text("duplexscope — load curve"),
-			app.Elem("span").Class("ds-sub").Body(app.Text("how latency grows with concurrent sessions · "), app.A().Href("/").Text("single session")),
+			app.Elem("span").Class("ds-sub").Body(app.Text("how latency grows with concurrent sessions · "), app.Elem("a").Attr("href", "/").Text("single session")),
 		),
 		app.Elem("section").Class("ds-panel").ID("load-connect").Body(
 			app.Elem("h2").Text("Load"),
 			app.Div().Class("ds-row").Body(
-				field("Server URL", "ds-wide", app.Input().ID("in-url").Value(s.URL).OnChange(func(ctx app.Context, e app.Event) {
+				field("Server URL", "ds-wide", app.ElemSelfClosing("input").ID("in-url").Attr("value", s.URL).OnChange(func(ctx app.Context, e app.Event) {
 					set(func(s *LoadSettings) { s.URL = ctx.JSSrc().Get("value").String() })
 				})),
-				field("Model", "", app.Input().ID("in-model").Value(s.Model).OnChange(func(ctx app.Context, e app.Event) {
+				field("Model", "", app.ElemSelfClosing("input").ID("in-model").Attr("value", s.Model).OnChange(func(ctx app.Context, e app.Event) {
 					set(func(s *LoadSettings) { s.Model = ctx.JSSrc().Get("value").String() })
 				})),
-				field("Simulator profile", "", app.Input().ID("in-profile").Value(s.Profile).OnChange(func(ctx app.Context, e app.Event) {
+				field("Simulator profile", "", app.ElemSelfClosing("input").ID("in-profile").Attr("value", s.Profile).OnChange(func(ctx app.Context, e app.Event) {
 					set(func(s *LoadSettings) { s.Profile = ctx.JSSrc().Get("value").String() })
 				})),
-				field("Levels (sessions at once)", "", app.Input().ID("in-levels").Value(p.levels).OnChange(func(ctx app.Context, e app.Event) {
+				field("Levels (sessions at once)", "", app.ElemSelfClosing("input").ID("in-levels").Attr("value", p.levels).OnChange(func(ctx app.Context, e app.Event) {
 					p.levels = ctx.JSSrc().Get("value").String()
 				})),
-				field("Join after (s)", "", app.Input().ID("in-join").Type("number").Min(0).Value(strconv.FormatFloat(s.JoinS, 'f', -1, 64)).
+				field("Join after (s)", "", app.ElemSelfClosing("input").ID("in-join").Attr("type", "number").Attr("min", 0).Attr("value", strconv.FormatFloat(s.JoinS, 'f', -1, 64)).
 					OnChange(func(ctx app.Context, e app.Event) {
 						j, err := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
 						if err == nil && j >= 0 {
@@ -103,12 +103,12 @@ func (p *loadPage) Render() app.UI {
 						}
 					})),
 				app.If(!p.running(), func() app.UI {
-					return app.Button().ID("btn-load-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { p.start(ctx) })
+					return app.Elem("button").ID("btn-load-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { p.start(ctx) })
 				}).Else(func() app.UI {
-					return app.Button().ID("btn-load-stop").Class("ds-btn ds-stop").Text("Stop").
+					return app.Elem("button").ID("btn-load-stop").Class("ds-btn ds-stop").Text("Stop").
 						OnClick(func(ctx app.Context, e app.Event) { ctx.NewAction(actionLoadStop) })
 				}),
-				app.A().ID("link-load").Href("/load?"+s.Query().Encode()).Text("link to this test"),
+				app.Elem("a").ID("link-load").Attr("href", "/load?"+s.Query().Encode()).Text("link to this test"),
 			),
 			app.P().Class("ds-hint").Text(fmt.Sprintf("Each level runs N sessions at once, each streaming a clip of dataset %s in real time (paced by this page's audio clock; nothing is played), plus one session that joins %.1f s later — what a new user meets under load. "+
 				"Several pages or `duplexscope run --load-curve` processes can share one curve: give them the same run_id and shard=i/n.", s.DatasetName(), s.JoinS)),
@@ -125,7 +125,7 @@ func (p *loadPage) Render() app.UI {
 			return app.Div().ID("load-runner-links").Class("ds-hint").Body(
 				app.Text("Links for the other runners of this run (they carry its capability: share them only with those runners):"),
 				app.Elem("ul").Body(app.Range(snap.RunLinks).Slice(func(i int) app.UI {
-					return app.Elem("li").Body(app.A().Href(snap.RunLinks[i]).Text(snap.RunLinks[i]))
+					return app.Elem("li").Body(app.Elem("a").Attr("href", snap.RunLinks[i]).Text(snap.RunLinks[i]))
 				})),
 			)
 		}),

@@ -28,12 +28,12 @@ func (p *probePanel) Render() app.UI {
 	return app.Elem("section").Class("ds-panel").ID("probes").Body(
 		app.Elem("h2").Text("Barge-in and overlap probes"),
 		app.Div().Class("ds-row").Body(
-			app.Label().For("in-probe-kind").Text("Probe kind"),
-			app.Select().ID("in-probe-kind").Body(app.Range(probe.Kinds).Slice(func(i int) app.UI {
+			app.Elem("label").Attr("for", "in-probe-kind").Text("Probe kind"),
+			app.Elem("select").ID("in-probe-kind").Body(app.Range(probe.Kinds).Slice(func(i int) app.UI {
 				v := probe.Kinds[i]
-				return app.Option().Value(v).Text(probeKinds[v].Label).Selected(v == kind)
+				return app.Elem("option").Attr("value", v).Text(probeKinds[v].Label).Attr("selected", v == kind)
 			})).OnChange(func(ctx app.Context, e app.Event) { p.kind = ctx.JSSrc().Get("value").String() }),
-			app.Button().ID("btn-probe").Class("ds-btn ds-ghost").Disabled(!p.Streaming).Text(k.Button).
+			app.Elem("button").ID("btn-probe").Class("ds-btn ds-ghost").Attr("disabled", !p.Streaming).Text(k.Button).
 				// Read the kind at click time: go-app keeps the first
 				// render's handler closure.
 				OnClick(func(ctx app.Context, e app.Event) { ctx.NewActionWithValue(actionProbe, p.selected()) }),
