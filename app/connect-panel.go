@@ -33,8 +33,8 @@ func (c *connectPanel) set(ctx app.Context, f func(*Settings)) {
 
 func (c *connectPanel) Render() app.UI {
 	s := c.Settings
-	return app.Section().Class("ds-panel").ID("connect").Body(
-		app.H2().Text("Connect"),
+	return app.Elem("section").Class("ds-panel").ID("connect").Body(
+		app.Elem("h2").Text("Connect"),
 		app.Div().Class("ds-row").Body(append(c.targetFields(s), c.inputFields(s)...)...),
 		app.Div().Class("ds-row").Style("margin-top", "10px").Body(c.actions(s)...),
 		c.linkErrors(),
@@ -45,20 +45,20 @@ func (c *connectPanel) Render() app.UI {
 // profile, frame).
 func (c *connectPanel) targetFields(s Settings) []app.UI {
 	return []app.UI{
-		fieldFor("in-url", "Server URL (any vLLM-Omni /v1/realtime)", "ds-wide", app.Input().ID("in-url").Value(s.URL).
+		fieldFor("in-url", "Server URL (any vLLM-Omni /v1/realtime)", "ds-wide", app.ElemSelfClosing("input").ID("in-url").Attr("value", s.URL).
 			OnChange(func(ctx app.Context, e app.Event) {
 				c.set(ctx, func(s *Settings) { s.URL = ctx.JSSrc().Get("value").String() })
 			})),
-		fieldFor("in-model", "Model", "", app.Input().ID("in-model").Value(s.Model).
+		fieldFor("in-model", "Model", "", app.ElemSelfClosing("input").ID("in-model").Attr("value", s.Model).
 			OnChange(func(ctx app.Context, e app.Event) {
 				c.set(ctx, func(s *Settings) { s.Model = ctx.JSSrc().Get("value").String() })
 			})),
-		fieldFor("in-preset", "Preset", "", app.Select().ID("in-preset").Body(
+		fieldFor("in-preset", "Preset", "", app.Elem("select").ID("in-preset").Body(
 			// A preset is shown only when model, profile and frame are all
 			// its own; anything else is "custom" (the fields show it).
-			app.Option().Value("").Text(presetNone(s)).Selected(matchingPreset(s) < 0),
+			app.Elem("option").Attr("value", "").Text(presetNone(s)).Attr("selected", matchingPreset(s) < 0),
 			app.Range(Presets).Slice(func(i int) app.UI {
-				return app.Option().Value(Presets[i].Name).Text(Presets[i].Label).Selected(matchingPreset(s) == i)
+				return app.Elem("option").Attr("value", Presets[i].Name).Text(Presets[i].Label).Attr("selected", matchingPreset(s) == i)
 			}),
 		).OnChange(func(ctx app.Context, e app.Event) {
 			name := ctx.JSSrc().Get("value").String()
@@ -69,15 +69,15 @@ func (c *connectPanel) targetFields(s Settings) []app.UI {
 			}
 		})),
 		c.choice("in-profile", "Simulator profile (sim_profile)", func(s *Settings, v string) { s.Profile = v },
-			app.Option().Value("").Text("— none (server default) —").Selected(s.Profile == ""),
+			app.Elem("option").Attr("value", "").Text("— none (server default) —").Attr("selected", s.Profile == ""),
 			app.Range(SimProfiles).Slice(func(i int) app.UI {
-				return app.Option().Value(SimProfiles[i]).Text(SimProfiles[i]).Selected(s.Profile == SimProfiles[i])
+				return app.Elem("option").Attr("value", SimProfiles[i]).Text(SimProfiles[i]).Attr("selected", s.Profile == SimProfiles[i])
 			}),
 		),
 		c.choice("in-frame", "Frame", func(s *Settings, v string) { s.FrameMs, _ = strconv.Atoi(v) },
 			app.Range(frameChoices(s.FrameMs)).Slice(func(i int) app.UI {
 				n := frameChoices(s.FrameMs)[i]
-				return app.Option().Value(strconv.Itoa(n)).Text(strconv.Itoa(n) + " ms").Selected(s.FrameMs == n)
+				return app.Elem("option").Attr("value", strconv.Itoa(n)).Text(strconv.Itoa(n)+" ms").Attr("selected", s.FrameMs == n)
 			}),
 		),
 	}
@@ -87,31 +87,31 @@ func (c *connectPanel) targetFields(s Settings) []app.UI {
 func (c *connectPanel) inputFields(s Settings) []app.UI {
 	return []app.UI{
 		c.choice("in-source", "Input", func(s *Settings, v string) { s.Source, s.DroppedPCM, s.DroppedName = v, nil, "" },
-			app.Option().Value(SourceMic).Text("Microphone").Selected(s.Source == SourceMic && s.DroppedPCM == nil),
-			app.Option().Value("dataset:builtin").Text("Bundled clips (builtin)").Selected(s.Source == "dataset:builtin"),
-			app.Option().Value("dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Selected(s.Source == "dataset:turntaking"),
-			app.Option().Value("dataset:video").Text("Video clip with frames (video)").Selected(s.Source == "dataset:video"),
+			app.Elem("option").Attr("value", SourceMic).Text("Microphone").Attr("selected", s.Source == SourceMic && s.DroppedPCM == nil),
+			app.Elem("option").Attr("value", "dataset:builtin").Text("Bundled clips (builtin)").Attr("selected", s.Source == "dataset:builtin"),
+			app.Elem("option").Attr("value", "dataset:turntaking").Text("Labelled turn-taking cases (turntaking)").Attr("selected", s.Source == "dataset:turntaking"),
+			app.Elem("option").Attr("value", "dataset:video").Text("Video clip with frames (video)").Attr("selected", s.Source == "dataset:video"),
 			app.If(otherDataset(s.Source), func() app.UI {
 				// A served dataset the panel does not list: shown as given.
-				return app.Option().Value(s.Source).Text("Dataset " + s.DatasetName()).Selected(true)
+				return app.Elem("option").Attr("value", s.Source).Text("Dataset "+s.DatasetName()).Attr("selected", true)
 			}),
 		),
 		c.choice("in-video", "Video", func(s *Settings, v string) { s.Video = v },
-			app.Option().Value(VideoOff).Text("Off").Selected(s.Video != VideoCamera),
-			app.Option().Value(VideoCamera).Text("Camera (~1 fps JPEG)").Selected(s.Video == VideoCamera),
+			app.Elem("option").Attr("value", VideoOff).Text("Off").Attr("selected", s.Video != VideoCamera),
+			app.Elem("option").Attr("value", VideoCamera).Text("Camera (~1 fps JPEG)").Attr("selected", s.Video == VideoCamera),
 		),
 		c.choice("in-session-thread", "Session runs in", func(s *Settings, v string) { s.SessionThread = v },
-			app.Option().Value(SessionThreadWorker).Text("worker thread").Selected(s.SessionThread != SessionThreadMain),
-			app.Option().Value(SessionThreadMain).Text("page main thread (baseline)").Selected(s.SessionThread == SessionThreadMain),
+			app.Elem("option").Attr("value", SessionThreadWorker).Text("worker thread").Attr("selected", s.SessionThread != SessionThreadMain),
+			app.Elem("option").Attr("value", SessionThreadMain).Text("page main thread (baseline)").Attr("selected", s.SessionThread == SessionThreadMain),
 		),
 		app.If(s.Video == VideoCamera, func() app.UI {
 			return app.Div().ID(CameraPreviewID).Class("ds-camera").Title("camera preview")
 		}),
 		app.If(s.TargetsEmbeddedSim(c.PageHost), func() app.UI {
-			return fieldFor("in-behavior", "Simulator behaviour (Ctrl-click: several)", "", app.Select().ID("in-behavior").Multiple(true).Size(3).Body(
+			return fieldFor("in-behavior", "Simulator behaviour (Ctrl-click: several)", "", app.Elem("select").ID("in-behavior").Attr("multiple", true).Attr("size", 3).Body(
 				app.Range(SimBehaviors).Slice(func(i int) app.UI {
 					b := SimBehaviors[i]
-					return app.Option().Value(b).Text(b).Selected(slices.Contains(strings.Split(s.Behavior, ","), b))
+					return app.Elem("option").Attr("value", b).Text(b).Attr("selected", slices.Contains(strings.Split(s.Behavior, ","), b))
 				}),
 			).OnChange(func(ctx app.Context, e app.Event) {
 				opts := ctx.JSSrc().Get("selectedOptions")
@@ -122,7 +122,7 @@ func (c *connectPanel) inputFields(s Settings) []app.UI {
 				c.set(ctx, func(s *Settings) { s.Behavior = strings.Join(names, ",") })
 			}))
 		}),
-		fieldFor("in-duration", "Stop after (s, 0 = Stop button)", "", app.Input().ID("in-duration").Type("number").Min(0).Value(strconv.FormatFloat(s.DurationS, 'f', -1, 64)).
+		fieldFor("in-duration", "Stop after (s, 0 = Stop button)", "", app.ElemSelfClosing("input").ID("in-duration").Attr("type", "number").Attr("min", 0).Attr("value", strconv.FormatFloat(s.DurationS, 'f', -1, 64)).
 			OnChange(func(ctx app.Context, e app.Event) {
 				d, _ := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
 				c.set(ctx, func(s *Settings) { s.DurationS = d })
@@ -140,11 +140,11 @@ func (c *connectPanel) actions(s Settings) []app.UI {
 			c.set(ctx, func(s *Settings) { s.DroppedPCM, s.DroppedName, s.Source = pcm, name, SourceMic })
 		}},
 		app.If(!c.Running, func() app.UI {
-			return app.Button().ID("btn-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { c.OnStart(ctx) })
+			return app.Elem("button").ID("btn-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { c.OnStart(ctx) })
 		}).Else(func() app.UI {
-			return app.Button().ID("btn-stop").Class("ds-btn ds-stop").Text("Stop").OnClick(func(ctx app.Context, e app.Event) { c.OnStop(ctx) })
+			return app.Elem("button").ID("btn-stop").Class("ds-btn ds-stop").Text("Stop").OnClick(func(ctx app.Context, e app.Event) { c.OnStop(ctx) })
 		}),
-		app.A().ID("link-test").Href("/?" + s.Query().Encode()).Text("link to this test"),
+		app.Elem("a").ID("link-test").Attr("href", "/?"+s.Query().Encode()).Text("link to this test"),
 	}
 }
 
@@ -153,7 +153,7 @@ func (c *connectPanel) linkErrors() app.UI {
 	return app.If(len(c.Notes) > 0, func() app.UI {
 		return app.Div().ID("url-errors").Class("ds-error").Attr("role", "alert").Body(
 			app.P().Text("This link has values the page will not run as given (the form above shows what Start runs):"),
-			app.Ul().Body(app.Range(c.Notes).Slice(func(i int) app.UI { return app.Li().Text(c.Notes[i]) })),
+			app.Elem("ul").Body(app.Range(c.Notes).Slice(func(i int) app.UI { return app.Elem("li").Text(c.Notes[i]) })),
 		)
 	})
 }
@@ -161,7 +161,7 @@ func (c *connectPanel) linkErrors() app.UI {
 // fieldFor is field with its label tied to the input id (for screen
 // readers and a click on the label).
 func fieldFor(id, label, class string, input app.UI) app.UI {
-	return app.Div().Class("ds-field "+class).Body(app.Label().For(id).Text(label), input)
+	return app.Div().Class("ds-field "+class).Body(app.Elem("label").Attr("for", id).Text(label), input)
 }
 
 // matchingPreset is the index of the preset whose model, profile and
@@ -202,12 +202,12 @@ func otherDataset(source string) bool {
 }
 
 func field(label, class string, input app.UI) app.UI {
-	return app.Div().Class("ds-field "+class).Body(app.Label().Text(label), input)
+	return app.Div().Class("ds-field "+class).Body(app.Elem("label").Text(label), input)
 }
 
 func checkbox(id, label string, on bool, set func(app.Context, bool)) app.UI {
-	return app.Label().Class("ds-hint").Body(
-		app.Input().ID(id).Type("checkbox").Checked(on).OnChange(func(ctx app.Context, e app.Event) { set(ctx, ctx.JSSrc().Get("checked").Bool()) }),
+	return app.Elem("label").Class("ds-hint").Body(
+		app.ElemSelfClosing("input").ID(id).Attr("type", "checkbox").Attr("checked", on).OnChange(func(ctx app.Context, e app.Event) { set(ctx, ctx.JSSrc().Get("checked").Bool()) }),
 		app.Text(" "+label),
 	)
 }
@@ -215,7 +215,7 @@ func checkbox(id, label string, on bool, set func(app.Context, bool)) app.UI {
 // choice is a labelled select #id of options; a change sets the run's
 // settings with set(settings, the chosen value).
 func (c *connectPanel) choice(id, label string, set func(s *Settings, v string), options ...app.UI) app.UI {
-	return fieldFor(id, label, "", app.Select().ID(id).Body(options...).OnChange(func(ctx app.Context, e app.Event) {
+	return fieldFor(id, label, "", app.Elem("select").ID(id).Body(options...).OnChange(func(ctx app.Context, e app.Event) {
 		v := ctx.JSSrc().Get("value").String()
 		c.set(ctx, func(s *Settings) { set(s, v) })
 	}))

@@ -82,10 +82,10 @@ func phaseBusy(phase string) bool {
 func (p *dashboardPage) Render() app.UI {
 	currentTab.Store(p.tab)
 	return app.Div().Class("ds-page").Body(
-		app.Header().Class("ds-header").Body(
+		app.Elem("header").Class("ds-header").Body(
 			app.Img().Src("/web/icons/icon.svg").Alt("").Role("presentation"), // decorative; go-app drops an empty alt
 			app.H1().Text("duplexscope"),
-			app.Span().Class("ds-sub").Body(app.Text("full-duplex speech latency, measured where you hear it · "), app.A().ID("link-load-page").Href("/load").Text("load curve")),
+			app.Elem("span").Class("ds-sub").Body(app.Text("full-duplex speech latency, measured where you hear it · "), app.Elem("a").ID("link-load-page").Attr("href", "/load").Text("load curve")),
 		),
 		&connectPanel{Settings: p.settings, PageHost: p.pageHost, Running: p.running(), Notes: p.notes,
 			OnChange: func(s Settings) { p.settings = s },
@@ -106,7 +106,7 @@ func (p *dashboardPage) Render() app.UI {
 			if on {
 				tabIndex = 0
 			}
-			return app.Button().Type("button").ID("tab-"+t.ID).Class(activeClass(on)).Role("tab").
+			return app.Elem("button").Attr("type", "button").ID("tab-"+t.ID).Class(activeClass(on)).Role("tab").
 				Aria("selected", strconv.FormatBool(on)).Aria("controls", "tabpanel").TabIndex(tabIndex).Text(t.Label).
 				OnClick(func(ctx app.Context, e app.Event) { p.tab = t.ID }).
 				OnKeyDown(func(ctx app.Context, e app.Event) { p.onTabKey(ctx, e, i) })

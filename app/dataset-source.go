@@ -139,8 +139,7 @@ func fetchClipList(ctx context.Context, name string) ([]datasetClip, []json.RawM
 		Clips []json.RawMessage `json:"clips"`
 	}
 	b, err := fetch(ctx, "/api/datasets/"+url.PathEscape(name))
-	var se *apiclient.Error
-	if errors.As(err, &se) && se.Code == http.StatusNotFound {
+	if se, ok := errors.AsType[*apiclient.Error](err); ok && se.Code == http.StatusNotFound {
 		return nil, nil, fmt.Errorf("this server has no dataset %q (bundled: %s)", name, strings.Join(BundledDatasets, ", "))
 	}
 	if err != nil {

@@ -63,8 +63,8 @@ func probeURL(target string) (string, bool) {
 // needsProbe reports whether err is a websocket that closed with 1006
 // before it opened: the only case where the browser hides the cause.
 func needsProbe(err error) bool {
-	var ce *session.CloseError
-	return errors.As(err, &ce) && !ce.Opened && ce.Code == 1006
+	ce, ok := errors.AsType[*session.CloseError](err)
+	return ok && !ce.Opened && ce.Code == 1006
 }
 
 // Close codes the server's /proxy sends when an allowed target cannot be
@@ -78,8 +78,8 @@ const (
 // viaProxy when the page dialled the server's /proxy, probe what an HTTP
 // request to a direct target found. Other errors come back unchanged.
 func classifyDial(err error, target string, viaProxy bool, probe probeResult) error {
-	var ce *session.CloseError
-	if !errors.As(err, &ce) {
+	ce, ok := errors.AsType[*session.CloseError](err)
+	if !ok {
 		return err
 	}
 	where := target

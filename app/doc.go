@@ -28,4 +28,9 @@
 // Go timers are setTimeout in the browser and are throttled in background
 // tabs, so nothing here paces audio with time.Sleep or tickers: the worklets'
 // messages drive both input frames and playback acknowledgements.
+//
+// Elements other than div, p, h1 and img (which go-app itself uses) are
+// built with app.Elem / app.ElemSelfClosing and Attr: the same tags and
+// attributes, but each typed element (app.Td, app.Input…) would add its own
+// type, method table and methods to app.wasm.
 package app

@@ -85,7 +85,9 @@ func (c *echart) draw(ctx app.Context) {
 		return
 	}
 	if c.inst == nil {
-		c.inst = app.Window().Get("echarts").Call("init", ctx.JSSrc(), nil, jsObject(map[string]any{"renderer": "canvas"}))
+		// c's own element, not ctx.JSSrc(): drawNext draws every queued
+		// chart with the context of the chart that started the line.
+		c.inst = app.Window().Get("echarts").Call("init", c.JSValue(), nil, jsObject(map[string]any{"renderer": "canvas"}))
 		if c.OnLaneClick != nil {
 			c.listenClicks()
 		}

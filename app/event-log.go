@@ -26,11 +26,11 @@ func (l *eventLogView) Render() app.UI {
 			rows = append(rows, l.Rows[i])
 		}
 	}
-	return app.Section().Class("ds-panel").ID("event-log").Body(
+	return app.Elem("section").Class("ds-panel").ID("event-log").Body(
 		app.Div().Class("ds-row").Body(
-			field("Filter by type", "", app.Input().ID("log-filter").Placeholder("e.g. response.done").Value(l.filter).
+			field("Filter by type", "", app.ElemSelfClosing("input").ID("log-filter").Attr("placeholder", "e.g. response.done").Attr("value", l.filter).
 				OnInput(func(ctx app.Context, e app.Event) { l.filter = ctx.JSSrc().Get("value").String() })),
-			app.Span().Class("ds-hint").Text(fmt.Sprintf("%d rows (newest first; repeated events folded ×n; click a row or press Enter on it for its JSON)", len(l.Rows))),
+			app.Elem("span").Class("ds-hint").Text(fmt.Sprintf("%d rows (newest first; repeated events folded ×n; click a row or press Enter on it for its JSON)", len(l.Rows))),
 		),
 		app.Div().Class("ds-log").Body(app.Range(rows).Slice(func(i int) app.UI {
 			r := rows[i]
@@ -38,19 +38,19 @@ func (l *eventLogView) Render() app.UI {
 			// A real button: reachable by Tab, toggled by Enter/Space,
 			// its state announced through aria-expanded.
 			return app.Div().Body(
-				app.Button().Type("button").Class("ds-log-row ds-"+r.Dir).Attr("data-type", r.Type).
+				app.Elem("button").Attr("type", "button").Class("ds-log-row ds-"+r.Dir).Attr("data-type", r.Type).
 					Aria("expanded", strconv.FormatBool(open)).Body(
-					app.Span().Text(fmt.Sprintf("%.1f ms", r.TMs)),
-					app.Span().Text(r.Dir),
-					app.Span().Text(r.Type),
-					app.Span().Text(countText(r.Count)),
+					app.Elem("span").Text(fmt.Sprintf("%.1f ms", r.TMs)),
+					app.Elem("span").Text(r.Dir),
+					app.Elem("span").Text(r.Type),
+					app.Elem("span").Text(countText(r.Count)),
 				).OnClick(func(ctx app.Context, e app.Event) {
 					if l.expanded == nil {
 						l.expanded = map[float64]bool{}
 					}
 					l.expanded[r.TMs] = !l.expanded[r.TMs]
 				}),
-				app.If(open, func() app.UI { return app.Pre().Text(r.JSON) }),
+				app.If(open, func() app.UI { return app.Elem("pre").Text(r.JSON) }),
 			)
 		})),
 	)

@@ -22,11 +22,11 @@ func meterWidth(rms float64) string {
 func (m *levelMeters) Render() app.UI {
 	p := m.Pacing
 	return app.Div().Class("ds-row").Style("margin-top", "10px").Body(
-		app.Div().Class("ds-field").Body(app.Label().Text("input level (mic / clip)"),
+		app.Div().Class("ds-field").Body(app.Elem("label").Text("input level (mic / clip)"),
 			app.Div().Class("ds-meter").Body(app.Div().Style("width", meterWidth(m.In)))),
-		app.Div().Class("ds-field").Body(app.Label().Text("output level (played)"),
+		app.Div().Class("ds-field").Body(app.Elem("label").Text("output level (played)"),
 			app.Div().Class("ds-meter ds-model").Body(app.Div().Style("width", meterWidth(m.Out)))),
-		app.Div().Class("ds-field").ID("pacing").Body(app.Label().Text("input pacing lag (actual − scheduled send, client clock)"),
-			app.Span().Text(fmt.Sprintf("last %.1f ms · p99 %.1f ms · max %.1f ms · %d frames of %d ms", p.LastMs, p.P99Ms, p.MaxMs, p.Frames, p.FrameMs))),
+		app.Div().Class("ds-field").ID("pacing").Body(app.Elem("label").Text("input pacing lag (actual − scheduled send, client clock)"),
+			app.Elem("span").Text(fmt.Sprintf("last %.1f ms · p99 %.1f ms · max %.1f ms · %d frames of %d ms", p.LastMs, p.P99Ms, p.MaxMs, p.Frames, p.FrameMs))),
 	)
 }

@@ -121,21 +121,21 @@ func (r *liveRun) fail(err error) {
 
 // errorWords turns an error into a sentence for a person.
 func errorWords(err error) string {
-	var se *session.ServerError
-	var he *session.HandshakeError
-	var ae *actionError
-	var ce *session.CloseError
+	ae, isAction := errors.AsType[*actionError](err)
+	ce, isClose := errors.AsType[*session.CloseError](err)
+	se, isServer := errors.AsType[*session.ServerError](err)
+	he, isHandshake := errors.AsType[*session.HandshakeError](err)
 	switch {
-	case errors.As(err, &ae):
+	case isAction:
 		return ae.Error()
-	case errors.As(err, &ce) && ce.Opened && ce.Code != 1006:
+	case isClose && ce.Opened && ce.Code != 1006:
 		// The server (or the proxy) closed with a code: say both.
 		return errorWords(classifyDial(ce, "", false, probeNone))
-	case errors.As(err, &ce) && ce.Opened && errors.Is(err, session.ErrTransportDropped):
+	case isClose && ce.Opened && errors.Is(err, session.ErrTransportDropped):
 		return err.Error() + " (the connection dropped without a close code: the server or the network ended it; check the server's log)"
-	case errors.As(err, &se):
+	case isServer:
 		return "the server reported an error: " + se.Error()
-	case errors.As(err, &he):
+	case isHandshake:
 		return "the server did not open a session: " + he.Error()
 	case errors.Is(err, context.Canceled):
 		return "stopped"

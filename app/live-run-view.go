@@ -83,8 +83,7 @@ func (r *liveRun) snapshotLocked() *liveSnapshot {
 		in.TTLabelled = len(labels.Labels)
 	}
 	snap := buildView(in)
-	var ae *actionError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*actionError](err); ok {
 		snap.ErrorKind = ae.Kind
 	}
 	if r.final == nil && in.Reuse == nil {

@@ -24,13 +24,13 @@ func (v *liveView) Render() app.UI {
 	}
 	return app.Div().ID("live").Body(
 		&warningsList{Warnings: s.Warnings},
-		app.Section().Class("ds-panel").Body(
-			app.H2().Text("Session numbers"),
+		app.Elem("section").Class("ds-panel").Body(
+			app.Elem("h2").Text("Session numbers"),
 			app.P().ID("live-verdict").Class("ds-verdict").Attr("data-band", s.Plain.Band).Attr("data-verdict", s.Plain.Code).Text(s.Plain.Verdict),
 			&bigNumbers{ID: "numbers", Items: s.Numbers},
 			app.P().Class("ds-hint").Text("Headline: end of your speech → first sound of the reply (what you wait), beside vLLM's TTFP (model turn start → first audio packet). A \"p99\" needs at least "+strconv.Itoa(report.MinP99Samples)+" replies; below that the tail is the slowest reply."),
 			app.If(len(s.Stream) > 0, func() app.UI {
-				return app.Div().Body(app.H2().Style("margin-top", "10px").Text("Input-stream window"),
+				return app.Div().Body(app.Elem("h2").Style("margin-top", "10px").Text("Input-stream window"),
 					app.P().Class("ds-hint").Text("Measured from the first audio sent, so these include your own speech and the wait for your turn to end; they are not reply latencies and not headline numbers."),
 					&bigNumbers{ID: "stream", Items: s.Stream})
 			}),
@@ -52,7 +52,7 @@ func (v *liveView) Render() app.UI {
 		),
 		&probePanel{Probes: s.Probes, Streaming: s.Phase == phaseStreaming},
 		&ttCards{TT: s.TurnTaking, Labelled: s.TTLabelled},
-		app.Section().Class("ds-panel").Body(
+		app.Elem("section").Class("ds-panel").Body(
 			&echart{ID: "chart-waterfall", Class: "ds-tall", Option: s.Waterfall.Option, Points: s.Waterfall.Points, Shape: s.Waterfall.Shape},
 			app.P().Class("ds-hint").Text("Server-clock and client-clock bars are separate: the two clocks are never added together. Heard latency (playback clock) is not part of vLLM's TTFP."),
 		),

@@ -75,27 +75,27 @@ func (p *loadPage) Render() app.UI {
 	snap := p.snap
 	set := func(f func(*LoadSettings)) { f(&p.settings) }
 	return app.Div().Class("ds-page").Body(
-		app.Header().Class("ds-header").Body(
+		app.Elem("header").Class("ds-header").Body(
 			app.Img().Src("/web/icons/icon.svg").Alt("").Role("presentation"), // decorative; go-app drops an empty alt
 			app.H1().Text("duplexscope — load curve"),
-			app.Span().Class("ds-sub").Body(app.Text("how latency grows with concurrent sessions · "), app.A().Href("/").Text("single session")),
+			app.Elem("span").Class("ds-sub").Body(app.Text("how latency grows with concurrent sessions · "), app.Elem("a").Attr("href", "/").Text("single session")),
 		),
-		app.Section().Class("ds-panel").ID("load-connect").Body(
-			app.H2().Text("Load"),
+		app.Elem("section").Class("ds-panel").ID("load-connect").Body(
+			app.Elem("h2").Text("Load"),
 			app.Div().Class("ds-row").Body(
-				field("Server URL", "ds-wide", app.Input().ID("in-url").Value(s.URL).OnChange(func(ctx app.Context, e app.Event) {
+				field("Server URL", "ds-wide", app.ElemSelfClosing("input").ID("in-url").Attr("value", s.URL).OnChange(func(ctx app.Context, e app.Event) {
 					set(func(s *LoadSettings) { s.URL = ctx.JSSrc().Get("value").String() })
 				})),
-				field("Model", "", app.Input().ID("in-model").Value(s.Model).OnChange(func(ctx app.Context, e app.Event) {
+				field("Model", "", app.ElemSelfClosing("input").ID("in-model").Attr("value", s.Model).OnChange(func(ctx app.Context, e app.Event) {
 					set(func(s *LoadSettings) { s.Model = ctx.JSSrc().Get("value").String() })
 				})),
-				field("Simulator profile", "", app.Input().ID("in-profile").Value(s.Profile).OnChange(func(ctx app.Context, e app.Event) {
+				field("Simulator profile", "", app.ElemSelfClosing("input").ID("in-profile").Attr("value", s.Profile).OnChange(func(ctx app.Context, e app.Event) {
 					set(func(s *LoadSettings) { s.Profile = ctx.JSSrc().Get("value").String() })
 				})),
-				field("Levels (sessions at once)", "", app.Input().ID("in-levels").Value(p.levels).OnChange(func(ctx app.Context, e app.Event) {
+				field("Levels (sessions at once)", "", app.ElemSelfClosing("input").ID("in-levels").Attr("value", p.levels).OnChange(func(ctx app.Context, e app.Event) {
 					p.levels = ctx.JSSrc().Get("value").String()
 				})),
-				field("Join after (s)", "", app.Input().ID("in-join").Type("number").Min(0).Value(strconv.FormatFloat(s.JoinS, 'f', -1, 64)).
+				field("Join after (s)", "", app.ElemSelfClosing("input").ID("in-join").Attr("type", "number").Attr("min", 0).Attr("value", strconv.FormatFloat(s.JoinS, 'f', -1, 64)).
 					OnChange(func(ctx app.Context, e app.Event) {
 						j, err := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
 						if err == nil && j >= 0 {
@@ -103,12 +103,12 @@ func (p *loadPage) Render() app.UI {
 						}
 					})),
 				app.If(!p.running(), func() app.UI {
-					return app.Button().ID("btn-load-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { p.start(ctx) })
+					return app.Elem("button").ID("btn-load-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { p.start(ctx) })
 				}).Else(func() app.UI {
-					return app.Button().ID("btn-load-stop").Class("ds-btn ds-stop").Text("Stop").
+					return app.Elem("button").ID("btn-load-stop").Class("ds-btn ds-stop").Text("Stop").
 						OnClick(func(ctx app.Context, e app.Event) { ctx.NewAction(actionLoadStop) })
 				}),
-				app.A().ID("link-load").Href("/load?"+s.Query().Encode()).Text("link to this test"),
+				app.Elem("a").ID("link-load").Attr("href", "/load?"+s.Query().Encode()).Text("link to this test"),
 			),
 			app.P().Class("ds-hint").Text(fmt.Sprintf("Each level runs N sessions at once, each streaming a clip of dataset %s in real time (paced by %s; nothing is played), plus one session that joins %.1f s later — what a new user meets under load. "+
 				"Several pages or `duplexscope run --load-curve` processes can share one curve: give them the same run_id and shard=i/n.", s.DatasetName(), pacedBy(s.SessionThread), s.JoinS)),
@@ -124,28 +124,28 @@ func (p *loadPage) Render() app.UI {
 		app.If(len(snap.RunLinks) > 0, func() app.UI {
 			return app.Div().ID("load-runner-links").Class("ds-hint").Body(
 				app.Text("Links for the other runners of this run (they carry its capability: share them only with those runners):"),
-				app.Ul().Body(app.Range(snap.RunLinks).Slice(func(i int) app.UI {
-					return app.Li().Body(app.A().Href(snap.RunLinks[i]).Text(snap.RunLinks[i]))
+				app.Elem("ul").Body(app.Range(snap.RunLinks).Slice(func(i int) app.UI {
+					return app.Elem("li").Body(app.Elem("a").Attr("href", snap.RunLinks[i]).Text(snap.RunLinks[i]))
 				})),
 			)
 		}),
 		app.If(len(snap.Warnings) > 0, func() app.UI {
-			return app.Ul().Class("ds-warnings").Body(app.Range(snap.Warnings).Slice(func(i int) app.UI { return app.Li().Text(snap.Warnings[i]) }))
+			return app.Elem("ul").Class("ds-warnings").Body(app.Range(snap.Warnings).Slice(func(i int) app.UI { return app.Elem("li").Text(snap.Warnings[i]) }))
 		}),
-		app.Section().Class("ds-panel").Body(
+		app.Elem("section").Class("ds-panel").Body(
 			&echart{ID: "chart-load", Class: "ds-tall", Option: snap.Chart, Points: snap.Points},
 			app.P().Class("ds-hint").Text("Curve of "+orText(snap.Source, "the sessions of this page")+". TTFP: server clock when the server reports it, else the client receive clock (each line says which); RTF: client receive clock; underruns: simulated playback clock; pacing lag: client send clock."),
 		),
-		app.Section().Class("ds-panel").Body(
-			app.H2().Text("Levels"),
-			app.Table().Class("ds-table").ID("load-levels").Body(
-				app.Tr().Body(app.Th().Text("sessions"), app.Th().Text("reported"), app.Th().Text("responses"), app.Th().Text("TTFP p50"), app.Th().Text("TTFP p99"),
-					app.Th().Text("TTFP clock"), app.Th().Text("join TTFP"), app.Th().Text("RTF p50"), app.Th().Text("pacing lag p99"), app.Th().Text("underruns"), app.Th().Text("failed")),
+		app.Elem("section").Class("ds-panel").Body(
+			app.Elem("h2").Text("Levels"),
+			app.Elem("table").Class("ds-table").ID("load-levels").Body(
+				app.Elem("tr").Body(app.Elem("th").Text("sessions"), app.Elem("th").Text("reported"), app.Elem("th").Text("responses"), app.Elem("th").Text("TTFP p50"), app.Elem("th").Text("TTFP p99"),
+					app.Elem("th").Text("TTFP clock"), app.Elem("th").Text("join TTFP"), app.Elem("th").Text("RTF p50"), app.Elem("th").Text("pacing lag p99"), app.Elem("th").Text("underruns"), app.Elem("th").Text("failed")),
 				app.Range(snap.Rows).Slice(func(i int) app.UI {
 					r := snap.Rows[i]
-					return app.Tr().Attr("data-sessions", r.N).Attr("data-complete", r.Complete).Body(
-						app.Td().Text(r.Sessions), app.Td().Text(r.Reported), app.Td().Text(r.Responses), app.Td().Text(r.P50), app.Td().Text(r.P99),
-						app.Td().Text(r.Origin), app.Td().Text(r.Join), app.Td().Text(r.RTF), app.Td().Text(r.Lag), app.Td().Text(r.Underruns), app.Td().Text(r.Failed))
+					return app.Elem("tr").Attr("data-sessions", r.N).Attr("data-complete", r.Complete).Body(
+						app.Elem("td").Text(r.Sessions), app.Elem("td").Text(r.Reported), app.Elem("td").Text(r.Responses), app.Elem("td").Text(r.P50), app.Elem("td").Text(r.P99),
+						app.Elem("td").Text(r.Origin), app.Elem("td").Text(r.Join), app.Elem("td").Text(r.RTF), app.Elem("td").Text(r.Lag), app.Elem("td").Text(r.Underruns), app.Elem("td").Text(r.Failed))
 				}),
 			),
 			app.If(len(snap.Sessions) > 0, func() app.UI {
@@ -155,7 +155,7 @@ func (p *loadPage) Render() app.UI {
 					if d.Joiner {
 						name += " (joiner)"
 					}
-					return app.Span().Class("ds-dot ds-dot-"+d.State).Attr("data-state", d.State).
+					return app.Elem("span").Class("ds-dot ds-dot-"+d.State).Attr("data-state", d.State).
 						Title(fmt.Sprintf("%s: %s, %d responses", name, d.State, d.Responses)).Text(strconv.Itoa(d.Responses))
 				}))
 			}),

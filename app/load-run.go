@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	rtmetrics "runtime/metrics"
+	"runtime"
 	"sync"
 	"time"
 
@@ -358,12 +358,13 @@ func (r *loadRun) pump() {
 	}
 }
 
+// sampleHeapLocked keeps the largest in-use heap. MemStats.HeapAlloc is the
+// same figure as runtime/metrics' /memory/classes/heap/objects:bytes, whose
+// package would cost app.wasm its table of metric descriptions.
 func (r *loadRun) sampleHeapLocked() {
-	s := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	rtmetrics.Read(s)
-	if s[0].Value.Kind() == rtmetrics.KindUint64 {
-		r.peakHeap = max(r.peakHeap, s[0].Value.Uint64())
-	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	r.peakHeap = max(r.peakHeap, m.HeapAlloc)
 }
 
 // endSession commits ls's input, waits for the model and closes it.

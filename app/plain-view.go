@@ -11,7 +11,7 @@ type plainViewCompo struct {
 }
 
 func (p *plainViewCompo) Render() app.UI {
-	return app.Section().Class("ds-panel").ID("plain").Body(
+	return app.Elem("section").Class("ds-panel").ID("plain").Body(
 		app.P().ID("verdict").Class("ds-verdict").Attr("data-band", p.Plain.Band).Attr("data-verdict", p.Plain.Code).Text(p.Plain.Verdict),
 		app.Div().Class("ds-cards").Body(app.Range(p.Plain.Cards).Slice(func(i int) app.UI {
 			c := p.Plain.Cards[i]

@@ -265,8 +265,8 @@ func uploadReport(ctx context.Context, key string, body []byte, blobs []attachme
 		atts[i] = apiclient.Attachment{Name: b.Ref.Name, ContentType: b.Ref.ContentType, Body: b.Body}
 	}
 	res, err := archiveClient("").UploadReport(ctx, apiclient.Upload{Key: key, Report: body, Attachments: atts, Capability: true})
-	var partial *apiclient.PartialError
-	if err != nil && !errors.As(err, &partial) {
+	partial, _ := errors.AsType[*apiclient.PartialError](err)
+	if err != nil && partial == nil {
 		return shareInfo{}, signInNeeded(err)
 	}
 	base := "/api/reports/" + res.ID
@@ -293,7 +293,7 @@ func archiveClient(capability string) *apiclient.Client {
 // signInNeeded turns the archive's 401 into errSignIn (the page asks the
 // person to sign in and keeps the run).
 func signInNeeded(err error) error {
-	if he := (*apiclient.Error)(nil); errors.As(err, &he) && he.Code == http.StatusUnauthorized {
+	if he, ok := errors.AsType[*apiclient.Error](err); ok && he.Code == http.StatusUnauthorized {
 		return errSignIn
 	}
 	return err

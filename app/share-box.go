@@ -16,14 +16,14 @@ func (b *shareBox) Render() app.UI {
 	if share.URL == "" && !share.Pending {
 		return app.Div().ID("share").Attr("hidden", true)
 	}
-	return app.Section().Class("ds-panel ds-share").ID("share").Attr("data-report-id", share.ID).Body(
+	return app.Elem("section").Class("ds-panel ds-share").ID("share").Attr("data-report-id", share.ID).Body(
 		app.If(share.URL != "", func() app.UI {
-			return app.P().Body(app.Text("Report saved — share this link: "), app.A().ID("share-link").Href(share.URL).Target("_blank").Text(share.URL))
+			return app.P().Body(app.Text("Report saved — share this link: "), app.Elem("a").ID("share-link").Attr("href", share.URL).Attr("target", "_blank").Text(share.URL))
 		}).ElseIf(share.SignIn, func() app.UI {
 			return app.P().Class("ds-error").ID("share-signin").Body(
-				app.Text("This archive needs sign-in to save: "), app.A().ID("signin-link").Href("/signin?next=/").Text("sign in at /signin"),
+				app.Text("This archive needs sign-in to save: "), app.Elem("a").ID("signin-link").Attr("href", "/signin?next=/").Text("sign in at /signin"),
 				app.Text(" (your run is kept in this browser and saved after you sign in) / "),
-				app.A().Href(share.JSONURL).Attr("download", "report.json").Text("Download report JSON"))
+				app.Elem("a").Attr("href", share.JSONURL).Attr("download", "report.json").Text("Download report JSON"))
 		}).Else(func() app.UI {
 			return app.P().Class("ds-error").ID("share-pending").Text("Not uploaded yet (" + share.Error + "): the run is kept in this browser until the archive takes it.")
 		}),
@@ -33,11 +33,11 @@ func (b *shareBox) Render() app.UI {
 		}),
 		app.P().Class("ds-hint").Body(
 			app.Text("Download: "),
-			app.A().ID("dl-json").Href(share.JSONURL).Attr("download", "report.json").Text("report JSON"), app.Text(" · "),
-			app.A().ID("dl-vllm").Href(share.VLLMURL).Attr("download", "duplex_metrics.json").Text("vLLM duplex_metrics.json"), app.Text(" · "),
-			app.A().ID("dl-csv").Href(share.CSVURL).Attr("download", "responses.csv").Text("CSV"),
+			app.Elem("a").ID("dl-json").Attr("href", share.JSONURL).Attr("download", "report.json").Text("report JSON"), app.Text(" · "),
+			app.Elem("a").ID("dl-vllm").Attr("href", share.VLLMURL).Attr("download", "duplex_metrics.json").Text("vLLM duplex_metrics.json"), app.Text(" · "),
+			app.Elem("a").ID("dl-csv").Attr("href", share.CSVURL).Attr("download", "responses.csv").Text("CSV"),
 			app.If(share.WireLog != "", func() app.UI {
-				return app.Span().Body(app.Text(" · "), app.A().ID("dl-wire").Href(share.WireLog).Text("wire log"))
+				return app.Elem("span").Body(app.Text(" · "), app.Elem("a").ID("dl-wire").Attr("href", share.WireLog).Text("wire log"))
 			}),
 		),
 		app.If(share.URL != "" && share.Error != "", func() app.UI { return app.P().Class("ds-hint").Text(share.Error) }),

@@ -86,7 +86,7 @@ func (c *runLabels) Render() app.UI {
 	if c.failed {
 		status = status.Class("ds-error")
 	}
-	return app.Form().ID("run-labels-form").Class("ds-labels").
+	return app.Elem("form").ID("run-labels-form").Class("ds-labels").
 		OnSubmit(func(ctx app.Context, e app.Event) {
 			e.PreventDefault()
 			if !c.busy {
@@ -94,14 +94,14 @@ func (c *runLabels) Render() app.UI {
 			}
 		}).Body(
 		app.P().Class("ds-hint").Text("Tell this run apart: a name, notes and tags (shown on its share page, in history and in compare)."),
-		app.Label().For("labels-name").Text("Name"),
-		app.Input().ID("labels-name").Type("text").Name("name").MaxLength(report.MaxNameChars).
-			Placeholder("e.g. fp8 build on GPU A").Value(c.name).OnInput(value(&c.name)),
-		app.Label().For("labels-notes").Text("Notes"),
-		app.Textarea().ID("labels-notes").Name("notes").MaxLength(report.MaxNotesChars).Rows(3).Text(c.notes).OnInput(value(&c.notes)),
-		app.Label().For("labels-tags").Text("Tags (comma-separated)"),
-		app.Input().ID("labels-tags").Type("text").Name("tags").Placeholder("gpu-a, fp8").Value(c.tags).OnInput(value(&c.tags)),
-		app.Button().ID("labels-save").Type("submit").Disabled(c.busy).Text("Save name, notes and tags"),
+		app.Elem("label").Attr("for", "labels-name").Text("Name"),
+		app.ElemSelfClosing("input").ID("labels-name").Attr("type", "text").Attr("name", "name").Attr("maxlength", report.MaxNameChars).
+			Attr("placeholder", "e.g. fp8 build on GPU A").Attr("value", c.name).OnInput(value(&c.name)),
+		app.Elem("label").Attr("for", "labels-notes").Text("Notes"),
+		app.Elem("textarea").ID("labels-notes").Attr("name", "notes").Attr("maxlength", report.MaxNotesChars).Attr("rows", 3).Attr("value", c.notes).OnInput(value(&c.notes)),
+		app.Elem("label").Attr("for", "labels-tags").Text("Tags (comma-separated)"),
+		app.ElemSelfClosing("input").ID("labels-tags").Attr("type", "text").Attr("name", "tags").Attr("placeholder", "gpu-a, fp8").Attr("value", c.tags).OnInput(value(&c.tags)),
+		app.Elem("button").ID("labels-save").Attr("type", "submit").Attr("disabled", c.busy).Text("Save name, notes and tags"),
 		status,
 	)
 }

@@ -45,7 +45,7 @@ func (s *statusLine) Render() app.UI {
 	return app.Div().ID("status-region").Attr("role", "status").Attr("aria-live", "polite").Body(
 		line,
 		app.If(micFix, func() app.UI {
-			return app.P().Body(app.Button().ID("btn-use-clips").Class("ds-btn").Text("Use the bundled clips instead").
+			return app.P().Body(app.Elem("button").ID("btn-use-clips").Class("ds-btn").Text("Use the bundled clips instead").
 				OnClick(func(ctx app.Context, e app.Event) { s.OnUseClips(ctx) }))
 		}),
 		app.If(s.Snap.Error != "" && s.Snap.Phase != phaseFailed, func() app.UI {

@@ -26,8 +26,8 @@ func (c *ttCards) Render() app.UI {
 	if c.Labelled > 0 {
 		kind = "labelled cases"
 	}
-	return app.Section().Class("ds-panel").ID("turntaking").Attr("data-kind", kind).Body(
-		app.H2().Text("Turn-taking ("+kind+")"),
+	return app.Elem("section").Class("ds-panel").ID("turntaking").Attr("data-kind", kind).Body(
+		app.Elem("h2").Text("Turn-taking ("+kind+")"),
 		app.If(len(cards) == 0, func() app.UI { return app.P().Class("ds-hint").Text("No case yet.") }),
 		app.Div().Class("ds-cards").Body(app.Range(cards).Slice(func(i int) app.UI {
 			s := cards[i]
@@ -41,7 +41,7 @@ func (c *ttCards) Render() app.UI {
 			}
 			return app.Div().Class("ds-card").Attr("data-category", string(s.Category)).
 				Attr("data-takeovers", s.Takeovers).Attr("data-cases", s.Cases).Body(
-				app.Strong().Text(string(s.Category)),
+				app.Elem("strong").Text(string(s.Category)),
 				app.Div().Text(fmt.Sprintf("TOR %d of %d cases (%s)", s.Takeovers, s.Cases, better)),
 				app.Div().Text(fmt.Sprintf("latency %s over %d takeover cases (client trace clock)", lat, s.LatencyCount)),
 			)

@@ -18,12 +18,12 @@ type ttCaseTable struct {
 
 func (t *ttCaseTable) Render() app.UI {
 	return app.Div().ID("turntaking-cases").Style("margin-top", "10px").Body(app.If(len(t.Cases) > 0, func() app.UI {
-		return app.Table().Class("ds-table").Body(
-			app.THead().Body(app.Tr().Body(
-				app.Th().Text("case"), app.Th().Text("category"), app.Th().Text("clip"),
-				app.Th().Text("anchor (ms, trace clock)"), app.Th().Text("took the turn?"), app.Th().Text("latency (ms)"),
+		return app.Elem("table").Class("ds-table").Body(
+			app.Elem("thead").Body(app.Elem("tr").Body(
+				app.Elem("th").Text("case"), app.Elem("th").Text("category"), app.Elem("th").Text("clip"),
+				app.Elem("th").Text("anchor (ms, trace clock)"), app.Elem("th").Text("took the turn?"), app.Elem("th").Text("latency (ms)"),
 			)),
-			app.TBody().Body(app.Range(t.Cases).Slice(func(i int) app.UI {
+			app.Elem("tbody").Body(app.Range(t.Cases).Slice(func(i int) app.UI {
 				c := t.Cases[i]
 				took, took01, lat := "no", "0", "—"
 				if c.TookTurn {
@@ -37,9 +37,9 @@ func (t *ttCaseTable) Render() app.UI {
 					clip = "— (derived)"
 				}
 				// Not data-category: "#turntaking [data-category]" selects the cards.
-				return app.Tr().Attr("data-case", c.ID).Attr("data-case-category", c.Category).Attr("data-took", took01).Body(
-					app.Td().Text(c.ID), app.Td().Text(c.Category), app.Td().Text(clip),
-					app.Td().Text(fmt.Sprintf("%.0f (%s)", c.AnchorMs, c.AnchorSource)), app.Td().Text(took), app.Td().Text(lat),
+				return app.Elem("tr").Attr("data-case", c.ID).Attr("data-case-category", c.Category).Attr("data-took", took01).Body(
+					app.Elem("td").Text(c.ID), app.Elem("td").Text(c.Category), app.Elem("td").Text(clip),
+					app.Elem("td").Text(fmt.Sprintf("%.0f (%s)", c.AnchorMs, c.AnchorSource)), app.Elem("td").Text(took), app.Elem("td").Text(lat),
 				)
 			})),
 		)

@@ -79,13 +79,13 @@ func secondsText(d time.Duration) string {
 
 // uploadWords says why an upload failed, without Go's request internals.
 func uploadWords(err error) string {
-	var he *uploadHTTPError
+	he, isHTTP := errors.AsType[*uploadHTTPError](err)
 	switch {
 	case err == nil:
 		return ""
 	case errors.Is(err, errSignIn):
 		return "this archive needs sign-in to save (sign in at /signin)"
-	case errors.As(err, &he):
+	case isHTTP:
 		s := "the archive answered " + he.Status
 		if he.Text != "" {
 			s += " (" + he.Text + ")"

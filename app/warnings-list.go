@@ -12,15 +12,15 @@ func (w *warningsList) Render() app.UI {
 	if len(w.Warnings) == 0 {
 		return app.Div().ID("warnings").Attr("data-count", "0")
 	}
-	return app.Section().Class("ds-panel").ID("warnings").Attr("data-count", len(w.Warnings)).Body(
-		app.H2().Text("Validity warnings"),
-		app.Ul().Class("ds-warnings").Body(app.Range(w.Warnings).Slice(func(i int) app.UI {
+	return app.Elem("section").Class("ds-panel").ID("warnings").Attr("data-count", len(w.Warnings)).Body(
+		app.Elem("h2").Text("Validity warnings"),
+		app.Elem("ul").Class("ds-warnings").Body(app.Range(w.Warnings).Slice(func(i int) app.UI {
 			x := w.Warnings[i]
 			cls := ""
 			if x.Bad {
 				cls = "ds-bad"
 			}
-			return app.Li().Class(cls).Attr("data-code", x.Code).Text(x.Message)
+			return app.Elem("li").Class(cls).Attr("data-code", x.Code).Text(x.Message)
 		})),
 	)
 }

@@ -21,7 +21,7 @@ func (w *wavDrop) Render() app.UI {
 	if w.err != "" {
 		label = w.err
 	}
-	return app.Label().Class("ds-drop").ID("wav-drop").
+	return app.Elem("label").Class("ds-drop").ID("wav-drop").
 		OnDragOver(func(ctx app.Context, e app.Event) { e.PreventDefault() }).
 		OnDrop(func(ctx app.Context, e app.Event) {
 			e.PreventDefault()
@@ -34,7 +34,7 @@ func (w *wavDrop) Render() app.UI {
 		// Visually hidden, not display:none: the input stays in the tab
 		// order, so Tab reaches the picker and Enter/Space opens it (the
 		// label draws the focus ring, see .ds-drop:focus-within).
-		app.Input().Type("file").ID("wav-input").Class("ds-visually-hidden").Accept("audio/wav,.wav").
+		app.ElemSelfClosing("input").Attr("type", "file").ID("wav-input").Class("ds-visually-hidden").Attr("accept", "audio/wav,.wav").
 			OnChange(func(ctx app.Context, e app.Event) {
 				files := ctx.JSSrc().Get("files")
 				if files.Length() > 0 {

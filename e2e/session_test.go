@@ -365,6 +365,16 @@ func liveSession(t *testing.T, query url.Values) (context.Context, browserRun, t
 // simulator → live chart → archived report, checked against truth and replay.
 func TestMicSession(t *testing.T) {
 	ctx, run, _ := liveSession(t, url.Values{"autostart": {"1"}, "duration_s": {"22"}, "source": {"mic"}})
+	// Every chart draws into its own box: one canvas in each (a first draw
+	// on the wrong element left all but #chart-ttfp empty).
+	var canvases string
+	if err := pollUntil(ctx, 10*time.Second, func() (bool, error) {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('#live .ds-chart')].map(e => e.querySelectorAll('canvas').length).join(',')`))
+		canvases = v
+		return v != "" && strings.Trim(v, "1,") == "", err
+	}); err != nil {
+		t.Errorf("canvases per live chart: %q, want 1 each (%v)", canvases, err)
+	}
 	screenshot(t, ctx, "live")
 	for _, tab := range []string{"timeline", "log", "plain"} {
 		target := map[string]string{"timeline": "#chart-timeline", "plain": "#verdict", "log": "#event-log"}[tab]

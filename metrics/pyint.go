@@ -99,7 +99,20 @@ func (x Int) Float64() (float64, bool) {
 	if x.b == nil {
 		return float64(x.n), true // Go's int64 → float64 conversion rounds to nearest even
 	}
-	f, _ := new(big.Float).SetInt(x.b).Float64()
+	// Keep the top 54 bits of |x| (≥ 2^63): 53 for the result and the
+	// rounding bit; sticky says whether anything below that is set.
+	// (By hand: big.Float would link its rounding code into app.wasm.)
+	a := new(big.Int).Abs(x.b)
+	shift := uint(a.BitLen() - 54)
+	m := new(big.Int).Rsh(a, shift).Uint64()
+	sticky := a.TrailingZeroBits() < shift
+	if m&1 == 1 && (sticky || m&2 == 2) { // above half, or a tie to even
+		m += 2
+	}
+	f := math.Ldexp(float64(m>>1), int(shift)+1)
+	if x.b.Sign() < 0 {
+		f = -f
+	}
 	return f, !math.IsInf(f, 0)
 }
 
@@ -158,8 +171,9 @@ func truncFloat(f float64) (Int, bool) {
 	if math.Abs(t) < 1<<62 {
 		return Int{n: int64(t)}, true
 	}
-	b, _ := new(big.Float).SetFloat64(t).Int(nil)
-	return intOfBig(b), true
+	// t is mant·2^exp with 53 significant bits: exactly a shifted int64.
+	mant, exp := math.Frexp(t)
+	return intOfBig(new(big.Int).Lsh(big.NewInt(int64(mant*(1<<53))), uint(exp-53))), true
 }
 
 // pyIntOf is Python int(v) for a JSON value v that is a number (literal
@@ -395,8 +409,7 @@ func pyFloatString(s string) (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(strings.ReplaceAll(a, "_", ""), 64)
 	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+		if ne, ok := errors.AsType[*strconv.NumError](err); ok && ne.Err == strconv.ErrRange {
 			return f, true
 		}
 		return 0, false

@@ -154,8 +154,7 @@ func Decode(data []byte) (Event, error) {
 	ev := ctor()
 	if err := decodeTop(data, all, ev.(keeper)); err != nil {
 		de := &DecodeError{Event: typ, Err: err}
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
+		if ute, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			de.Field = ute.Field
 		}
 		return &Unknown{Type: typ, Raw: raw}, de

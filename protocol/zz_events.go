@@ -41,471 +41,19 @@ func init() {
 
 // JSON methods: modelled fields plus the unknown keys kept in Extra.
 
-func (e *SessionUpdate) UnmarshalJSON(b []byte) error {
-	type plain SessionUpdate
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionUpdate) MarshalJSON() ([]byte, error) {
-	type plain SessionUpdate
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *InputAudioBufferAppend) UnmarshalJSON(b []byte) error {
-	type plain InputAudioBufferAppend
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e InputAudioBufferAppend) MarshalJSON() ([]byte, error) {
-	type plain InputAudioBufferAppend
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *InputAudioBufferCommit) UnmarshalJSON(b []byte) error {
-	type plain InputAudioBufferCommit
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e InputAudioBufferCommit) MarshalJSON() ([]byte, error) {
-	type plain InputAudioBufferCommit
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *PlaybackAck) UnmarshalJSON(b []byte) error {
-	type plain PlaybackAck
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e PlaybackAck) MarshalJSON() ([]byte, error) {
-	type plain PlaybackAck
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SimpleClientEvent) UnmarshalJSON(b []byte) error {
-	type plain SimpleClientEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SimpleClientEvent) MarshalJSON() ([]byte, error) {
-	type plain SimpleClientEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SessionEventAck) UnmarshalJSON(b []byte) error {
-	type plain SessionEventAck
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionEventAck) MarshalJSON() ([]byte, error) {
-	type plain SessionEventAck
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SessionResume) UnmarshalJSON(b []byte) error {
-	type plain SessionResume
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionResume) MarshalJSON() ([]byte, error) {
-	type plain SessionResume
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ResponseCancel) UnmarshalJSON(b []byte) error {
-	type plain ResponseCancel
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ResponseCancel) MarshalJSON() ([]byte, error) {
-	type plain ResponseCancel
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *OutputAudioBufferClear) UnmarshalJSON(b []byte) error {
-	type plain OutputAudioBufferClear
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e OutputAudioBufferClear) MarshalJSON() ([]byte, error) {
-	type plain OutputAudioBufferClear
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SessionCreated) UnmarshalJSON(b []byte) error {
-	type plain SessionCreated
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionCreated) MarshalJSON() ([]byte, error) {
-	type plain SessionCreated
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SessionUpdated) UnmarshalJSON(b []byte) error {
-	type plain SessionUpdated
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionUpdated) MarshalJSON() ([]byte, error) {
-	type plain SessionUpdated
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ResponseCreated) UnmarshalJSON(b []byte) error {
-	type plain ResponseCreated
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ResponseCreated) MarshalJSON() ([]byte, error) {
-	type plain ResponseCreated
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ResponseDone) UnmarshalJSON(b []byte) error {
-	type plain ResponseDone
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ResponseDone) MarshalJSON() ([]byte, error) {
-	type plain ResponseDone
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ResponseSpeak) UnmarshalJSON(b []byte) error {
-	type plain ResponseSpeak
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ResponseSpeak) MarshalJSON() ([]byte, error) {
-	type plain ResponseSpeak
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ResponseListen) UnmarshalJSON(b []byte) error {
-	type plain ResponseListen
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ResponseListen) MarshalJSON() ([]byte, error) {
-	type plain ResponseListen
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *AudioDelta) UnmarshalJSON(b []byte) error {
-	type plain AudioDelta
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e AudioDelta) MarshalJSON() ([]byte, error) {
-	type plain AudioDelta
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *TextDelta) UnmarshalJSON(b []byte) error {
-	type plain TextDelta
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e TextDelta) MarshalJSON() ([]byte, error) {
-	type plain TextDelta
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *OutputDone) UnmarshalJSON(b []byte) error {
-	type plain OutputDone
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e OutputDone) MarshalJSON() ([]byte, error) {
-	type plain OutputDone
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ContentPartEvent) UnmarshalJSON(b []byte) error {
-	type plain ContentPartEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ContentPartEvent) MarshalJSON() ([]byte, error) {
-	type plain ContentPartEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *OutputItemEvent) UnmarshalJSON(b []byte) error {
-	type plain OutputItemEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e OutputItemEvent) MarshalJSON() ([]byte, error) {
-	type plain OutputItemEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ConversationItemEvent) UnmarshalJSON(b []byte) error {
-	type plain ConversationItemEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ConversationItemEvent) MarshalJSON() ([]byte, error) {
-	type plain ConversationItemEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *RateLimitsUpdated) UnmarshalJSON(b []byte) error {
-	type plain RateLimitsUpdated
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e RateLimitsUpdated) MarshalJSON() ([]byte, error) {
-	type plain RateLimitsUpdated
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *OutputAudioBufferCleared) UnmarshalJSON(b []byte) error {
-	type plain OutputAudioBufferCleared
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e OutputAudioBufferCleared) MarshalJSON() ([]byte, error) {
-	type plain OutputAudioBufferCleared
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *InputAudioBufferCommitted) UnmarshalJSON(b []byte) error {
-	type plain InputAudioBufferCommitted
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e InputAudioBufferCommitted) MarshalJSON() ([]byte, error) {
-	type plain InputAudioBufferCommitted
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SpeechEvent) UnmarshalJSON(b []byte) error {
-	type plain SpeechEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SpeechEvent) MarshalJSON() ([]byte, error) {
-	type plain SpeechEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *PlaybackAcknowledged) UnmarshalJSON(b []byte) error {
-	type plain PlaybackAcknowledged
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e PlaybackAcknowledged) MarshalJSON() ([]byte, error) {
-	type plain PlaybackAcknowledged
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SessionClosed) UnmarshalJSON(b []byte) error {
-	type plain SessionClosed
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionClosed) MarshalJSON() ([]byte, error) {
-	type plain SessionClosed
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SessionStatus) UnmarshalJSON(b []byte) error {
-	type plain SessionStatus
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionStatus) MarshalJSON() ([]byte, error) {
-	type plain SessionStatus
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ErrorEvent) UnmarshalJSON(b []byte) error {
-	type plain ErrorEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ErrorEvent) MarshalJSON() ([]byte, error) {
-	type plain ErrorEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *TurnEvent) UnmarshalJSON(b []byte) error {
-	type plain TurnEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e TurnEvent) MarshalJSON() ([]byte, error) {
-	type plain TurnEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *OverlapDecision) UnmarshalJSON(b []byte) error {
-	type plain OverlapDecision
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e OverlapDecision) MarshalJSON() ([]byte, error) {
-	type plain OverlapDecision
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SessionConfig) UnmarshalJSON(b []byte) error {
-	type plain SessionConfig
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionConfig) MarshalJSON() ([]byte, error) {
-	type plain SessionConfig
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ExtraBody) UnmarshalJSON(b []byte) error {
-	type plain ExtraBody
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ExtraBody) MarshalJSON() ([]byte, error) {
-	type plain ExtraBody
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *SessionInfo) UnmarshalJSON(b []byte) error {
-	type plain SessionInfo
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e SessionInfo) MarshalJSON() ([]byte, error) {
-	type plain SessionInfo
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *Capabilities) UnmarshalJSON(b []byte) error {
-	type plain Capabilities
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e Capabilities) MarshalJSON() ([]byte, error) {
-	type plain Capabilities
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ResponseObject) UnmarshalJSON(b []byte) error {
-	type plain ResponseObject
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ResponseObject) MarshalJSON() ([]byte, error) {
-	type plain ResponseObject
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ResponseMetadata) UnmarshalJSON(b []byte) error {
-	type plain ResponseMetadata
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ResponseMetadata) MarshalJSON() ([]byte, error) {
-	type plain ResponseMetadata
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *DuplexEvent) UnmarshalJSON(b []byte) error {
-	type plain DuplexEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e DuplexEvent) MarshalJSON() ([]byte, error) {
-	type plain DuplexEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *EventMetadata) UnmarshalJSON(b []byte) error {
-	type plain EventMetadata
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e EventMetadata) MarshalJSON() ([]byte, error) {
-	type plain EventMetadata
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *VLLMOmni) UnmarshalJSON(b []byte) error {
-	type plain VLLMOmni
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e VLLMOmni) MarshalJSON() ([]byte, error) {
-	type plain VLLMOmni
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *RequestMetrics) UnmarshalJSON(b []byte) error {
-	type plain RequestMetrics
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e RequestMetrics) MarshalJSON() ([]byte, error) {
-	type plain RequestMetrics
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *StageMetrics) UnmarshalJSON(b []byte) error {
-	type plain StageMetrics
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e StageMetrics) MarshalJSON() ([]byte, error) {
-	type plain StageMetrics
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *CommitInfo) UnmarshalJSON(b []byte) error {
-	type plain CommitInfo
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e CommitInfo) MarshalJSON() ([]byte, error) {
-	type plain CommitInfo
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *PlaybackAckInfo) UnmarshalJSON(b []byte) error {
-	type plain PlaybackAckInfo
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e PlaybackAckInfo) MarshalJSON() ([]byte, error) {
-	type plain PlaybackAckInfo
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *InternalEvent) UnmarshalJSON(b []byte) error {
-	type plain InternalEvent
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e InternalEvent) MarshalJSON() ([]byte, error) {
-	type plain InternalEvent
-	return encodeKeep(plain(e), e.Extra)
-}
-
-func (e *ErrorDetail) UnmarshalJSON(b []byte) error {
-	type plain ErrorDetail
-	return decodeKeep(b, (*plain)(e), &e.Extra)
-}
-
-func (e ErrorDetail) MarshalJSON() ([]byte, error) {
-	type plain ErrorDetail
-	return encodeKeep(plain(e), e.Extra)
-}
-
-// keep methods let Decode fill a top-level event in one typed pass (see decodeTop).
-
 func (e *SessionUpdate) keep() (any, *map[string]json.RawMessage) {
 	type plain SessionUpdate
 	return (*plain)(e), &e.Extra
+}
+
+func (e *SessionUpdate) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionUpdate) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *InputAudioBufferAppend) keep() (any, *map[string]json.RawMessage) {
@@ -513,9 +61,29 @@ func (e *InputAudioBufferAppend) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *InputAudioBufferAppend) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e InputAudioBufferAppend) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *InputAudioBufferCommit) keep() (any, *map[string]json.RawMessage) {
 	type plain InputAudioBufferCommit
 	return (*plain)(e), &e.Extra
+}
+
+func (e *InputAudioBufferCommit) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e InputAudioBufferCommit) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *PlaybackAck) keep() (any, *map[string]json.RawMessage) {
@@ -523,9 +91,29 @@ func (e *PlaybackAck) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *PlaybackAck) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e PlaybackAck) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *SimpleClientEvent) keep() (any, *map[string]json.RawMessage) {
 	type plain SimpleClientEvent
 	return (*plain)(e), &e.Extra
+}
+
+func (e *SimpleClientEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SimpleClientEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *SessionEventAck) keep() (any, *map[string]json.RawMessage) {
@@ -533,9 +121,29 @@ func (e *SessionEventAck) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *SessionEventAck) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionEventAck) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *SessionResume) keep() (any, *map[string]json.RawMessage) {
 	type plain SessionResume
 	return (*plain)(e), &e.Extra
+}
+
+func (e *SessionResume) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionResume) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *ResponseCancel) keep() (any, *map[string]json.RawMessage) {
@@ -543,9 +151,29 @@ func (e *ResponseCancel) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *ResponseCancel) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ResponseCancel) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *OutputAudioBufferClear) keep() (any, *map[string]json.RawMessage) {
 	type plain OutputAudioBufferClear
 	return (*plain)(e), &e.Extra
+}
+
+func (e *OutputAudioBufferClear) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e OutputAudioBufferClear) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *SessionCreated) keep() (any, *map[string]json.RawMessage) {
@@ -553,9 +181,29 @@ func (e *SessionCreated) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *SessionCreated) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionCreated) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *SessionUpdated) keep() (any, *map[string]json.RawMessage) {
 	type plain SessionUpdated
 	return (*plain)(e), &e.Extra
+}
+
+func (e *SessionUpdated) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionUpdated) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *ResponseCreated) keep() (any, *map[string]json.RawMessage) {
@@ -563,9 +211,29 @@ func (e *ResponseCreated) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *ResponseCreated) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ResponseCreated) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *ResponseDone) keep() (any, *map[string]json.RawMessage) {
 	type plain ResponseDone
 	return (*plain)(e), &e.Extra
+}
+
+func (e *ResponseDone) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ResponseDone) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *ResponseSpeak) keep() (any, *map[string]json.RawMessage) {
@@ -573,9 +241,29 @@ func (e *ResponseSpeak) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *ResponseSpeak) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ResponseSpeak) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *ResponseListen) keep() (any, *map[string]json.RawMessage) {
 	type plain ResponseListen
 	return (*plain)(e), &e.Extra
+}
+
+func (e *ResponseListen) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ResponseListen) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *AudioDelta) keep() (any, *map[string]json.RawMessage) {
@@ -583,9 +271,29 @@ func (e *AudioDelta) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *AudioDelta) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e AudioDelta) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *TextDelta) keep() (any, *map[string]json.RawMessage) {
 	type plain TextDelta
 	return (*plain)(e), &e.Extra
+}
+
+func (e *TextDelta) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e TextDelta) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *OutputDone) keep() (any, *map[string]json.RawMessage) {
@@ -593,9 +301,29 @@ func (e *OutputDone) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *OutputDone) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e OutputDone) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *ContentPartEvent) keep() (any, *map[string]json.RawMessage) {
 	type plain ContentPartEvent
 	return (*plain)(e), &e.Extra
+}
+
+func (e *ContentPartEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ContentPartEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *OutputItemEvent) keep() (any, *map[string]json.RawMessage) {
@@ -603,9 +331,29 @@ func (e *OutputItemEvent) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *OutputItemEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e OutputItemEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *ConversationItemEvent) keep() (any, *map[string]json.RawMessage) {
 	type plain ConversationItemEvent
 	return (*plain)(e), &e.Extra
+}
+
+func (e *ConversationItemEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ConversationItemEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *RateLimitsUpdated) keep() (any, *map[string]json.RawMessage) {
@@ -613,9 +361,29 @@ func (e *RateLimitsUpdated) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *RateLimitsUpdated) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e RateLimitsUpdated) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *OutputAudioBufferCleared) keep() (any, *map[string]json.RawMessage) {
 	type plain OutputAudioBufferCleared
 	return (*plain)(e), &e.Extra
+}
+
+func (e *OutputAudioBufferCleared) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e OutputAudioBufferCleared) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *InputAudioBufferCommitted) keep() (any, *map[string]json.RawMessage) {
@@ -623,9 +391,29 @@ func (e *InputAudioBufferCommitted) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *InputAudioBufferCommitted) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e InputAudioBufferCommitted) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *SpeechEvent) keep() (any, *map[string]json.RawMessage) {
 	type plain SpeechEvent
 	return (*plain)(e), &e.Extra
+}
+
+func (e *SpeechEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SpeechEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *PlaybackAcknowledged) keep() (any, *map[string]json.RawMessage) {
@@ -633,9 +421,29 @@ func (e *PlaybackAcknowledged) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *PlaybackAcknowledged) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e PlaybackAcknowledged) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *SessionClosed) keep() (any, *map[string]json.RawMessage) {
 	type plain SessionClosed
 	return (*plain)(e), &e.Extra
+}
+
+func (e *SessionClosed) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionClosed) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *SessionStatus) keep() (any, *map[string]json.RawMessage) {
@@ -643,9 +451,29 @@ func (e *SessionStatus) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *SessionStatus) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionStatus) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *ErrorEvent) keep() (any, *map[string]json.RawMessage) {
 	type plain ErrorEvent
 	return (*plain)(e), &e.Extra
+}
+
+func (e *ErrorEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ErrorEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 func (e *TurnEvent) keep() (any, *map[string]json.RawMessage) {
@@ -653,9 +481,254 @@ func (e *TurnEvent) keep() (any, *map[string]json.RawMessage) {
 	return (*plain)(e), &e.Extra
 }
 
+func (e *TurnEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e TurnEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
 func (e *OverlapDecision) keep() (any, *map[string]json.RawMessage) {
 	type plain OverlapDecision
 	return (*plain)(e), &e.Extra
+}
+
+func (e *OverlapDecision) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e OverlapDecision) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *SessionConfig) keep() (any, *map[string]json.RawMessage) {
+	type plain SessionConfig
+	return (*plain)(e), &e.Extra
+}
+
+func (e *SessionConfig) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionConfig) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *ExtraBody) keep() (any, *map[string]json.RawMessage) {
+	type plain ExtraBody
+	return (*plain)(e), &e.Extra
+}
+
+func (e *ExtraBody) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ExtraBody) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *SessionInfo) keep() (any, *map[string]json.RawMessage) {
+	type plain SessionInfo
+	return (*plain)(e), &e.Extra
+}
+
+func (e *SessionInfo) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e SessionInfo) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *Capabilities) keep() (any, *map[string]json.RawMessage) {
+	type plain Capabilities
+	return (*plain)(e), &e.Extra
+}
+
+func (e *Capabilities) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e Capabilities) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *ResponseObject) keep() (any, *map[string]json.RawMessage) {
+	type plain ResponseObject
+	return (*plain)(e), &e.Extra
+}
+
+func (e *ResponseObject) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ResponseObject) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *ResponseMetadata) keep() (any, *map[string]json.RawMessage) {
+	type plain ResponseMetadata
+	return (*plain)(e), &e.Extra
+}
+
+func (e *ResponseMetadata) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ResponseMetadata) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *DuplexEvent) keep() (any, *map[string]json.RawMessage) {
+	type plain DuplexEvent
+	return (*plain)(e), &e.Extra
+}
+
+func (e *DuplexEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e DuplexEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *EventMetadata) keep() (any, *map[string]json.RawMessage) {
+	type plain EventMetadata
+	return (*plain)(e), &e.Extra
+}
+
+func (e *EventMetadata) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e EventMetadata) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *VLLMOmni) keep() (any, *map[string]json.RawMessage) {
+	type plain VLLMOmni
+	return (*plain)(e), &e.Extra
+}
+
+func (e *VLLMOmni) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e VLLMOmni) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *RequestMetrics) keep() (any, *map[string]json.RawMessage) {
+	type plain RequestMetrics
+	return (*plain)(e), &e.Extra
+}
+
+func (e *RequestMetrics) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e RequestMetrics) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *StageMetrics) keep() (any, *map[string]json.RawMessage) {
+	type plain StageMetrics
+	return (*plain)(e), &e.Extra
+}
+
+func (e *StageMetrics) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e StageMetrics) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *CommitInfo) keep() (any, *map[string]json.RawMessage) {
+	type plain CommitInfo
+	return (*plain)(e), &e.Extra
+}
+
+func (e *CommitInfo) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e CommitInfo) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *PlaybackAckInfo) keep() (any, *map[string]json.RawMessage) {
+	type plain PlaybackAckInfo
+	return (*plain)(e), &e.Extra
+}
+
+func (e *PlaybackAckInfo) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e PlaybackAckInfo) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *InternalEvent) keep() (any, *map[string]json.RawMessage) {
+	type plain InternalEvent
+	return (*plain)(e), &e.Extra
+}
+
+func (e *InternalEvent) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e InternalEvent) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
+}
+
+func (e *ErrorDetail) keep() (any, *map[string]json.RawMessage) {
+	type plain ErrorDetail
+	return (*plain)(e), &e.Extra
+}
+
+func (e *ErrorDetail) UnmarshalJSON(b []byte) error {
+	v, extra := e.keep()
+	return decodeKeep(b, v, extra)
+}
+
+func (e ErrorDetail) MarshalJSON() ([]byte, error) {
+	v, _ := e.keep()
+	return encodeKeep(v, e.Extra)
 }
 
 // ResponseIdentity returns response_id, or applies the identity rule

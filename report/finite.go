@@ -89,8 +89,7 @@ func nullNonFinite(b []byte) (out []byte, paths []string, ok bool) {
 // non-finite numbers is rewritten by nullNonFinite, and the warnings naming
 // the replaced values are returned for the report.
 func importNonFinite(b []byte, lim Limits) ([]byte, []Warning) {
-	var ve *ValidationError
-	if err := CheckJSON(b, lim); err == nil || !errors.As(err, &ve) {
+	if _, ok := errors.AsType[*ValidationError](CheckJSON(b, lim)); !ok {
 		return b, nil
 	}
 	fixed, paths, ok := nullNonFinite(b)

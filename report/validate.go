@@ -97,12 +97,10 @@ func Decode(b []byte, lim Limits) (*Report, error) {
 
 // jsonError turns a decoder error into a ValidationError with a path.
 func jsonError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		return invalid(te.Field, "want %s, got JSON %s", te.Type, te.Value)
 	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
 		return invalid("", "malformed JSON at byte offset %d: %v", se.Offset, se)
 	}
 	msg := err.Error()

@@ -36,8 +36,9 @@ type Config struct {
 	// SocketWorker, in the browser (transport browser), is the script of a
 	// dedicated worker that owns the WebSocket and stamps each message in
 	// its own onmessage (web/socket-worker.js): this realm's decoding then
-	// never delays a stamp. The session worker sets it; if the script
-	// cannot start, the socket opens here and the wire log says why.
+	// never delays a stamp. The session worker sets it (after calling
+	// UseSocketWorker); if the script cannot start, the socket opens here
+	// and the wire log says why.
 	SocketWorker string
 	// Dialer, when set, replaces Transport (in-memory tests, custom transports).
 	Dialer func(ctx context.Context, url string, clock Clock) (Conn, error)

@@ -79,8 +79,7 @@ func (c *coderConn) Read(ctx context.Context) (Message, error) {
 
 func (c *coderConn) Close(code int, reason string) error {
 	err := c.c.Close(websocket.StatusCode(code), reason)
-	var ce websocket.CloseError
-	if errors.As(err, &ce) || errors.Is(err, context.Canceled) {
+	if _, ok := errors.AsType[websocket.CloseError](err); ok || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err

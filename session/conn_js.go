@@ -17,7 +17,10 @@ func dial(ctx context.Context, name, url, socketWorker string, clock Clock) (Con
 	switch name {
 	case "", TransportBrowser:
 		if socketWorker != "" {
-			return dialViaSocketWorker(ctx, url, socketWorker)
+			if viaSocketWorker == nil {
+				return nil, errors.New("dial: Config.SocketWorker is set but this program did not call session.UseSocketWorker")
+			}
+			return viaSocketWorker(ctx, url, socketWorker)
 		}
 		return dialBrowser(ctx, url, false)
 	case TransportBrowserEventTime:

@@ -27,14 +27,13 @@ func RecordError(err error) *ErrorRecord {
 		return nil
 	}
 	r := &ErrorRecord{Text: err.Error()}
-	var he *HandshakeError
-	if errors.As(err, &he) {
+	if he, ok := errors.AsType[*HandshakeError](err); ok {
 		r.Handshake = &HandshakeError{Code: he.Code}
 	}
-	errors.As(err, &r.Server)
-	errors.As(err, &r.Close)
-	errors.As(err, &r.Unexpected)
-	errors.As(err, &r.ResponseFailed)
+	r.Server, _ = errors.AsType[*ServerError](err)
+	r.Close, _ = errors.AsType[*CloseError](err)
+	r.Unexpected, _ = errors.AsType[*UnexpectedCloseError](err)
+	r.ResponseFailed, _ = errors.AsType[*ResponseFailedError](err)
 	r.Dropped = errors.Is(err, ErrTransportDropped)
 	r.CompletionTimeout = errors.Is(err, ErrCompletionTimeout)
 	r.Canceled = errors.Is(err, context.Canceled)

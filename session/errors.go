@@ -71,8 +71,7 @@ type droppedError struct{ err error }
 
 func (e droppedError) Error() string { return ErrTransportDropped.Error() + ": " + e.err.Error() }
 func (e droppedError) Unwrap() []error {
-	var ce *CloseError
-	if errors.As(e.err, &ce) {
+	if ce, ok := errors.AsType[*CloseError](e.err); ok {
 		return []error{ErrTransportDropped, ce}
 	}
 	return []error{ErrTransportDropped}

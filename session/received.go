@@ -88,8 +88,8 @@ func parseInbound(data []byte) (in inbound, ok bool) {
 		return in, false
 	}
 	err := json.Unmarshal(data, &in)
-	var te *json.UnmarshalTypeError
-	return in, err == nil || errors.As(err, &te)
+	_, typeErr := errors.AsType[*json.UnmarshalTypeError](err)
+	return in, err == nil || typeErr
 }
 
 // received is the observers' part of in.

@@ -176,8 +176,7 @@ func Dial(ctx context.Context, cfg *Config) (*Session, error) {
 	switch {
 	case created:
 	case fatal != nil:
-		var se *ServerError
-		if errors.As(fatal, &se) {
+		if se, ok := errors.AsType[*ServerError](fatal); ok {
 			return fail(&HandshakeError{Code: se.Code, Err: fatal})
 		}
 		return fail(&HandshakeError{Err: fatal})

@@ -13,6 +13,15 @@ import (
 // in this realm.
 var errSocketWorker = errors.New("the socket worker could not start")
 
+// viaSocketWorker is dialViaSocketWorker once UseSocketWorker has run.
+// Only the session worker sets Config.SocketWorker; reached through this
+// variable, none of this file's code is linked into the page's app.wasm.
+var viaSocketWorker func(ctx context.Context, url, script string) (Conn, error)
+
+// UseSocketWorker lets Config.SocketWorker take effect in this program
+// (the session worker's main calls it before its first Dial).
+func UseSocketWorker() { viaSocketWorker = dialViaSocketWorker }
+
 // dialViaSocketWorker opens the browser transport's WebSocket in a
 // dedicated worker running script (web/socket-worker.js), which stamps each
 // message on arrival: a busy session worker (decoding a long audio delta,

@@ -117,6 +117,9 @@ func main() {
 	// minute, so a 10-minute session never reaches it.
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(memoryLimit)
+	// Every session here (the page's, /load's) opens its WebSocket in a
+	// socket worker; the page's app.wasm never links that dial.
+	session.UseSocketWorker()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &worker{self: js.Global(), ctx: ctx, stop: cancel, lastSeq: -1,
 		frames: make(chan frame, 512), acks: make(chan ackReq, 256), tracker: tracker.New()}

@@ -129,7 +129,7 @@ func (c *Client) putAttachment(ctx context.Context, id string, a Attachment) err
 	for try := 1; ; try++ {
 		err := c.Send(ctx, call, nil)
 		code := 0 // no answer
-		if he := (*Error)(nil); errors.As(err, &he) {
+		if he, ok := errors.AsType[*Error](err); ok {
 			code = he.Code
 		}
 		switch {

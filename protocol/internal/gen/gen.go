@@ -235,14 +235,13 @@ func render(events []event, objects []string, structs map[string]*structInfo) []
 		types = append(types, e.typ)
 	}
 	types = append(types, objects...)
+	// keep declares each type's one method-less twin: the JSON methods
+	// (and Decode's one typed pass, see decodeTop) all go through it, so
+	// app.wasm carries one twin type per event, not one per method.
 	for _, t := range types {
-		p("func (e *%[1]s) UnmarshalJSON(b []byte) error {\ntype plain %[1]s\nreturn decodeKeep(b, (*plain)(e), &e.Extra)\n}\n\n", t)
-		p("func (e %[1]s) MarshalJSON() ([]byte, error) {\ntype plain %[1]s\nreturn encodeKeep(plain(e), e.Extra)\n}\n\n", t)
-	}
-
-	p("// keep methods let Decode fill a top-level event in one typed pass (see decodeTop).\n\n")
-	for _, e := range events {
-		p("func (e *%[1]s) keep() (any, *map[string]json.RawMessage) {\ntype plain %[1]s\nreturn (*plain)(e), &e.Extra\n}\n\n", e.typ)
+		p("func (e *%[1]s) keep() (any, *map[string]json.RawMessage) {\ntype plain %[1]s\nreturn (*plain)(e), &e.Extra\n}\n\n", t)
+		p("func (e *%[1]s) UnmarshalJSON(b []byte) error {\nv, extra := e.keep()\nreturn decodeKeep(b, v, extra)\n}\n\n", t)
+		p("func (e %[1]s) MarshalJSON() ([]byte, error) {\nv, _ := e.keep()\nreturn encodeKeep(v, e.Extra)\n}\n\n", t)
 	}
 
 	// One line per method and no blank lines: each section is a run of

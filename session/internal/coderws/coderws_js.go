@@ -369,8 +369,7 @@ func (ce CloseError) Error() string {
 //
 // -1 will be returned if the passed error is nil or not a CloseError.
 func CloseStatus(err error) StatusCode {
-	var ce CloseError
-	if errors.As(err, &ce) {
+	if ce, ok := errors.AsType[CloseError](err); ok {
 		return ce.Code
 	}
 	return -1
