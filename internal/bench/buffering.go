@@ -32,10 +32,11 @@ type Buffering struct {
 // when that one ends. That wait is the previous response's audio, not
 // buffering: the simulator's periodic profile (~2.6 s of audio every 3 s
 // of input) keeps the player busy ~88% of the time, and the longer the
-// session the more responses queue (18 of 39 in a 2-minute bench
-// session), so the figure's p50 lands on the queued responses' waits
-// (hundreds of ms) or not depending on the session's length and pacing,
-// whatever the playback path does. A queued response's own start says
+// session the more responses queue (measured, session_thread=worker: 18
+// of 39 in 2 minutes, 106 of 199 in 10, where that figure's p50 was 101 ms
+// and this one's 41 ms), so the figure's p50 lands on the queued
+// responses' waits (hundreds of ms) or not depending on the session's
+// length and pacing, whatever the playback path does. A queued response's own start says
 // nothing about the path either (it follows the previous one's last
 // sample, ≈ 0 ms, if its audio came in time), so only the responses the
 // player was free for count: for those heard TTFP − client TTFP is all
