@@ -98,7 +98,7 @@ type threadFigures struct {
 	StampP50, StampP99          float64 // |delay − median delay| ms per server frame (bench.FrameDelays)
 	FrameP99                    float64 // |client − true| ms per consecutive server-frame interval
 	RespP99                     float64 // |client − true| ms, per-response intervals (bench.CompareTruth), pooled
-	BufferingP50                float64 // heard TTFP − client TTFP, ms
+	BufferingP50                float64 // first audio received → first sample played, responses the player was free for, ms (bench.PlayerBuffering)
 	WorkerOrigin                bool    // the wire log names a worker time origin
 }
 
@@ -220,7 +220,7 @@ func runStalled(t *testing.T, s *stack, thread string) threadFigures {
 		PacingP50: pd.P50, PacingP99: pd.P99, Drift: bench.Drift(lags),
 		StampP50: sd.P50, StampP99: sd.P99, FrameP99: bench.Summarize(bench.Abs(frameErrs)).P99,
 		RespP99:      bench.Summarize(bench.Abs(resp.All())).P99,
-		BufferingP50: bench.Summarize(bench.PlaybackBuffering(rep.Metrics.Requests, rep.Responses)).P50,
+		BufferingP50: bench.Summarize(bench.PlayerBuffering(tr.Events).Delays).P50,
 		WorkerOrigin: meta.TimeOrigins.Worker != nil && !math.IsNaN(*meta.TimeOrigins.Worker),
 	}
 }

@@ -111,6 +111,7 @@ type pageSession struct {
 	Lags                []float64 // page's pacing lags (wire log)
 	IntervalLags        []float64 // setInterval baseline lags, same page, same time
 	Buffering           []float64 // per response: heard TTFP − client TTFP (PlaybackBuffering)
+	Player              Buffering // per response: the playback path's own delay (PlayerBuffering)
 	FramesDropped       int       // input frames the page dropped (its pacing_lag warning)
 	// Thread is where the wire log says the session ran: "worker" when it
 	// names a worker time origin (session.duplexscope.time_origins.worker),
@@ -241,6 +242,7 @@ func (ps *pageSession) measureArchived(ctx context.Context, base string) error {
 	}
 	ps.Lags = PacingLags(wireLog.Events)
 	ps.Buffering = PlaybackBuffering(rep.Metrics.Requests, rep.Responses)
+	ps.Player = PlayerBuffering(wireLog.Events)
 	ps.FramesDropped = droppedFrames(rep.Warnings)
 	ps.Thread = sessionThread(wireLog.Session.Extra)
 	return nil
