@@ -27,18 +27,12 @@ type Stamps struct{ Created, FirstText, FirstAudio, LastAudio float64 }
 // the first and last non-empty audio delta.
 func ReceiveStamps(events []trace.Event) map[string]*Stamps {
 	out := map[string]*Stamps{}
-	for _, e := range events {
-		if e.Dir != trace.DirRecv {
-			continue
-		}
-		var ev struct {
-			Type  string `json:"type"`
-			Delta string `json:"delta"`
-			Audio string `json:"audio"`
-		}
-		if json.Unmarshal(e.Event, &ev) != nil {
-			continue
-		}
+	type delta struct {
+		Type  string `json:"type"`
+		Delta string `json:"delta"`
+		Audio string `json:"audio"`
+	}
+	eachDecoded(events, trace.DirRecv, func(e trace.Event, ev delta) {
 		id, _ := protocol.ResponseIdentity(e.Event)
 		st := out[id]
 		switch {
@@ -53,8 +47,19 @@ func ReceiveStamps(events []trace.Event) map[string]*Stamps {
 		case protocol.IsTextDelta(ev.Type) && ev.Delta != "" && st.FirstText < 0:
 			st.FirstText = e.TMs
 		}
-	}
+	})
 	return out
+}
+
+// eachDecoded calls f, in order, with every event of direction dir whose
+// payload decodes as T; the others are skipped.
+func eachDecoded[T any](events []trace.Event, dir string, f func(trace.Event, T)) {
+	for _, e := range events {
+		var v T
+		if e.Dir == dir && json.Unmarshal(e.Event, &v) == nil {
+			f(e, v)
+		}
+	}
 }
 
 // Errors are client-minus-true interval errors (ms) per interval kind.
@@ -338,18 +343,14 @@ func RunPair(ctx context.Context, s *Sim, query string, n int, d, stagger time.D
 // entry, in order (client send clock: actual − scheduled send instant).
 func PacingLags(events []trace.Event) []float64 {
 	var out []float64
-	for _, e := range events {
-		if e.Dir != trace.DirLocal {
-			continue
-		}
-		var p struct {
-			Type  string  `json:"type"`
-			Frame int     `json:"frame"`
-			LagMs float64 `json:"lag_ms"`
-		}
-		if json.Unmarshal(e.Event, &p) == nil && p.Type == "duplexscope.pacing" {
+	type pacing struct {
+		Type  string  `json:"type"`
+		LagMs float64 `json:"lag_ms"`
+	}
+	eachDecoded(events, trace.DirLocal, func(_ trace.Event, p pacing) {
+		if p.Type == "duplexscope.pacing" {
 			out = append(out, p.LagMs)
 		}
-	}
+	})
 	return out
 }
