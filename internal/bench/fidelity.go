@@ -231,6 +231,11 @@ type FidelityResult struct {
 	Lags      []float64 // pacing lags of all frames, ms
 	Start     time.Time // when the first session was started
 	Elapsed   time.Duration
+	// CPU is this process's CPU time from the first start to the last
+	// session's end: the sessions' cost without the harness's input
+	// preparation before and truth comparison after. Runs that overlap
+	// (RunPair) each count the other's too.
+	CPU time.Duration
 }
 
 // RunSessions runs n concurrent session.Run sessions of d input each
@@ -270,6 +275,7 @@ func slots(n int, stagger time.Duration, frac float64) func(i int) time.Duration
 // after now, and returns the timing with each session's result and error.
 func staggered[R any](pcms [][]byte, at func(i int) time.Duration, one func(i int, pcm []byte) (R, error)) (FidelityResult, []R, []error) {
 	res := FidelityResult{Sessions: len(pcms), Start: time.Now()}
+	cpu0 := cpuSelf()
 	results := make([]R, len(pcms))
 	errs := make([]error, len(pcms))
 	var wg sync.WaitGroup
@@ -282,7 +288,7 @@ func staggered[R any](pcms [][]byte, at func(i int) time.Duration, one func(i in
 		}()
 	}
 	wg.Wait()
-	res.Elapsed = time.Since(res.Start)
+	res.Elapsed, res.CPU = time.Since(res.Start), cpuSelf()-cpu0
 	return res, results, errs
 }
 
