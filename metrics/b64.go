@@ -11,18 +11,23 @@ func b64Len(s []byte) (int, bool) {
 	for run < len(s) && b64Alpha[s[run]] {
 		run++
 	}
+	quad := run % 4
+	return b64Scan(s[run:], run/4*3+max(0, quad-1), quad)
+}
+
+// b64Scan goes on from n decoded bytes and quad characters into the
+// current quantum, one character of s at a time: the rule itself, which the
+// fast path of b64Len only skips ahead in.
+func b64Scan(s []byte, n, quad int) (int, bool) {
 	// str.encode("ascii") runs before any decoding: one non-ASCII character
-	// anywhere (even after a complete pad sequence) raises. The run above
-	// is ASCII already.
-	for _, c := range s[run:] {
+	// anywhere (even after a complete pad sequence) raises.
+	for _, c := range s {
 		if c >= 0x80 {
 			return 0, false
 		}
 	}
-	quad := run % 4
-	n := run/4*3 + max(0, quad-1)
 	pads := 0
-	for _, c := range s[run:] {
+	for _, c := range s {
 		if c == '=' {
 			if quad >= 2 {
 				pads++
@@ -36,19 +41,10 @@ func b64Len(s []byte) (int, bool) {
 			continue
 		}
 		pads = 0
-		switch quad {
-		case 0:
-			quad = 1
-		case 1:
-			quad = 2
-			n++
-		case 2:
-			quad = 3
-			n++
-		case 3:
-			quad = 0
-			n++
+		if quad > 0 {
+			n++ // the quantum's 2nd, 3rd and 4th characters complete a byte each
 		}
+		quad = (quad + 1) % 4
 	}
 	if quad != 0 {
 		return 0, false

@@ -204,50 +204,36 @@ func object(raw json.RawMessage) obj {
 		return nil
 	}
 	o := make(obj, 0, 8)
-	i := skipWS(raw, 1)
-	if i < len(raw) && raw[i] == '}' {
-		return o
-	}
-	for i < len(raw) {
+	if !scanItems(raw, '}', func(i int) int {
 		if raw[i] != '"' {
-			return nil
+			return -1
 		}
 		end := skipString(raw, i)
 		if end < 0 {
-			return nil
+			return -1
 		}
 		key := raw[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			k, ok := protocol.JSONString(raw[i:end])
 			if !ok {
-				return nil
+				return -1
 			}
 			key = []byte(k)
 		}
 		i = skipWS(raw, end)
 		if i >= len(raw) || raw[i] != ':' {
-			return nil
+			return -1
 		}
 		i = skipWS(raw, i+1)
 		vend := skipValue(raw, i)
-		if vend < 0 {
-			return nil
+		if vend >= 0 {
+			o = append(o, kv{key, raw[i:vend:vend]})
 		}
-		o = append(o, kv{key, raw[i:vend:vend]})
-		i = skipWS(raw, vend)
-		if i >= len(raw) {
-			return nil
-		}
-		switch raw[i] {
-		case ',':
-			i = skipWS(raw, i+1)
-		case '}':
-			return o
-		default:
-			return nil
-		}
+		return vend
+	}) {
+		return nil
 	}
-	return nil
+	return o
 }
 
 // array scans a JSON array's elements (raw); nil when raw is not an array.
@@ -257,30 +243,46 @@ func array(raw json.RawMessage) []json.RawMessage {
 		return nil
 	}
 	out := []json.RawMessage{}
+	if !scanItems(raw, ']', func(i int) int {
+		end := skipValue(raw, i)
+		if end >= 0 {
+			out = append(out, raw[i:end:end])
+		}
+		return end
+	}) {
+		return nil
+	}
+	return out
+}
+
+// scanItems walks the top level of the array or object raw (trimmed, its
+// first byte the opening one), which closes with close: item reads the item
+// (element or member) at i and returns the index after it, negative when
+// malformed. scanItems reports whether raw is a whole container.
+func scanItems(raw []byte, close byte, item func(i int) int) bool {
 	i := skipWS(raw, 1)
-	if i < len(raw) && raw[i] == ']' {
-		return out
+	if i < len(raw) && raw[i] == close {
+		return true
 	}
 	for i < len(raw) {
-		end := skipValue(raw, i)
+		end := item(i)
 		if end < 0 {
-			return nil
+			return false
 		}
-		out = append(out, raw[i:end:end])
 		i = skipWS(raw, end)
 		if i >= len(raw) {
-			return nil
+			return false
 		}
 		switch raw[i] {
 		case ',':
 			i = skipWS(raw, i+1)
-		case ']':
-			return out
+		case close:
+			return true
 		default:
-			return nil
+			return false
 		}
 	}
-	return nil
+	return false
 }
 
 func skipWS(b []byte, i int) int {

@@ -159,46 +159,50 @@ func appendValue(b []byte, v any, indent bool, depth int) ([]byte, error) {
 	case Int:
 		return append(b, v.String()...), nil
 	case []any:
-		if len(v) == 0 {
-			return append(b, "[]"...), nil
-		}
-		b = append(b, '[')
-		var err error
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = newline(b, indent, depth+1)
-			if b, err = appendValue(b, e, indent, depth+1); err != nil {
+		return appendItems(b, '[', ']', len(v), indent, depth, func(b []byte, i int) ([]byte, error) {
+			b, err := appendValue(b, v[i], indent, depth+1)
+			if err != nil {
 				return nil, inPath(err, "", i)
 			}
-		}
-		b = newline(b, indent, depth)
-		return append(b, ']'), nil
+			return b, nil
+		})
 	case Object:
-		if len(v) == 0 {
-			return append(b, "{}"...), nil
-		}
-		b = append(b, '{')
-		var err error
-		for i, m := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = newline(b, indent, depth+1)
-			b = appendString(b, m.Key)
+		return appendItems(b, '{', '}', len(v), indent, depth, func(b []byte, i int) ([]byte, error) {
+			b = appendString(b, v[i].Key)
 			b = append(b, ':')
 			if indent {
 				b = append(b, ' ')
 			}
-			if b, err = appendValue(b, m.Value, indent, depth+1); err != nil {
-				return nil, inPath(err, m.Key, -1)
+			b, err := appendValue(b, v[i].Value, indent, depth+1)
+			if err != nil {
+				return nil, inPath(err, v[i].Key, -1)
 			}
-		}
-		b = newline(b, indent, depth)
-		return append(b, '}'), nil
+			return b, nil
+		})
 	}
 	return nil, fmt.Errorf("metrics: cannot encode %T", v)
+}
+
+// appendItems appends the n items of an array or object between open and
+// close, comma separated and, with indent, one a line; item appends the
+// i-th. Empty, it is open and close alone, as in Python.
+func appendItems(b []byte, open, close byte, n int, indent bool, depth int, item func(b []byte, i int) ([]byte, error)) ([]byte, error) {
+	b = append(b, open)
+	if n == 0 {
+		return append(b, close), nil
+	}
+	var err error
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = newline(b, indent, depth+1)
+		if b, err = item(b, i); err != nil {
+			return nil, err
+		}
+	}
+	b = newline(b, indent, depth)
+	return append(b, close), nil
 }
 
 func newline(b []byte, indent bool, depth int) []byte {
@@ -278,6 +282,10 @@ func appendPyFloat(b []byte, f float64) []byte {
 	return append(b, d[exp+1:]...)
 }
 
+// shortEscape is the letter of a character's two-character JSON escape
+// (\n for '\n'), 0 for the characters that have none.
+var shortEscape = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
+
 // appendString writes s as Python's json.dumps(ensure_ascii=False) does:
 // \" \\ \n \r \t \b \f, other control characters as \u00XX, everything
 // else (non-ASCII too) as is; a lone surrogate kept by protocol.JSONString
@@ -312,22 +320,9 @@ func appendString(b []byte, s string) []byte {
 			continue
 		}
 		b = append(b, s[start:i]...)
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
+		if e := shortEscape[c]; e != 0 {
+			b = append(b, '\\', e)
+		} else {
 			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 		i++

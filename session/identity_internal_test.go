@@ -7,7 +7,7 @@ import "testing"
 // response.id; two lone surrogates are two identities.
 func TestInboundIdentity(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ in, want string }{
+	tests := []inboundCase[string]{
 		{`{"type":"x","response_id":"a","response":{"id":"b"}}`, "a"},
 		{`{"type":"x","response":{"id":"b"}}`, "b"},
 		{`{"type":"x","response_id":5,"response":{"id":"b"}}`, "b"},
@@ -16,13 +16,5 @@ func TestInboundIdentity(t *testing.T) {
 		{`{"type":"x","response_id":"\ud800"}`, "\xed\xa0\x80"},
 		{`{"type":"x","response_id":"\udbff"}`, "\xed\xaf\xbf"},
 	}
-	for _, tc := range tests {
-		in, ok := parseInbound([]byte(tc.in))
-		if !ok {
-			t.Fatalf("parseInbound(%s) failed", tc.in)
-		}
-		if got := in.responseID(); got != tc.want {
-			t.Errorf("responseID(%s) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
+	checkInbound(t, "responseID", tests, (*inbound).responseID)
 }

@@ -61,10 +61,7 @@ func TestB64Len(t *testing.T) {
 // undecodable one: 0), else audio; escaped strings are unquoted first.
 func TestAudioLen(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		in   string
-		want int
-	}{
+	tests := []inboundCase[int]{
 		{`{"type":"a","delta":"AAAA"}`, 3},
 		{`{"type":"a","delta":"AAAAAA=="}`, 4},
 		{`{"type":"a","delta":"AAA\/"}`, 3},     // escaped '/'
@@ -77,15 +74,7 @@ func TestAudioLen(t *testing.T) {
 		{`{"type":"a","audio":"AAAAAAAA"}`, 6},
 		{`{"type":"a"}`, 0},
 	}
-	for _, tc := range tests {
-		in, ok := parseInbound([]byte(tc.in))
-		if !ok {
-			t.Fatalf("parseInbound(%s) failed", tc.in)
-		}
-		if got := in.audioLen(); got != tc.want {
-			t.Errorf("audioLen(%s) = %d, want %d", tc.in, got, tc.want)
-		}
-	}
+	checkInbound(t, "audioLen", tests, (*inbound).audioLen)
 }
 
 // audioDelta is a 1 s 24 kHz audio delta as the simulator sends it (64 kB).
@@ -194,5 +183,25 @@ func TestReceiveStampNotDelayed(t *testing.T) {
 	}
 	if want := []float64{1000, 2000}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("receive times %v ms, want the stamps at arrival %v ms", got, want)
+	}
+}
+
+// inboundCase is an inbound event and what reading it should give.
+type inboundCase[T comparable] struct {
+	in   string
+	want T
+}
+
+// checkInbound parses each case's event and compares what read gives.
+func checkInbound[T comparable](t *testing.T, name string, tests []inboundCase[T], read func(*inbound) T) {
+	t.Helper()
+	for _, tc := range tests {
+		in, ok := parseInbound([]byte(tc.in))
+		if !ok {
+			t.Fatalf("parseInbound(%s) failed", tc.in)
+		}
+		if got := read(&in); got != tc.want {
+			t.Errorf("%s(%s) = %#v, want %#v", name, tc.in, got, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package charts is a trimmed copy of go-echarts v2.6.7's charts package
-// (MIT licence, see LICENSE): base.go, series.go, rectangle.go, visitor.go,
-// line.go, bar.go and scatter.go, the chart types package chart builds.
+// (MIT licence, see LICENSE): base.go, series.go, rectangle.go and
+// visitor.go, and line.go, bar.go and scatter.go (the chart types package
+// chart builds) as one generic XYChart in xychart.go.
 //
 // Why a copy: upstream charts imports html/template (for JSONNotEscaped)
 // and go-echarts/render (the HTML page renderer). Package chart only
@@ -21,6 +22,7 @@
 // fields and options of chart types other than line, bar and scatter, nor
 // progressive rendering, a toolbox setter, a palette setter or the bar's
 // XY reversal, with the functions that set them; SetXAxis is RectChart's,
-// once for all three types. Those keys were only written when set, so the option
+// once for all three types; RectChart's own Validate (which every chart
+// type overrides) is gone. Those keys were only written when set, so the option
 // JSON is unchanged; chart's golden tests hold it.
 package charts

@@ -31,25 +31,21 @@ func (xy *XYAxis) ExtendYAxis(yAxis ...opts.YAxis) {
 
 // WithXAxisOpts sets the X axis.
 func WithXAxisOpts(opt opts.XAxis, index ...int) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		if len(index) == 0 {
-			index = []int{0}
-		}
-		for i := 0; i < len(index); i++ {
-			bc.XYAxis.XAxisList[index[i]] = opt
-		}
-	}
+	return func(bc *BaseConfiguration) { setAxis(bc.XYAxis.XAxisList, opt, index) }
 }
 
 // WithYAxisOpts sets the Y axis.
 func WithYAxisOpts(opt opts.YAxis, index ...int) GlobalOpts {
-	return func(bc *BaseConfiguration) {
-		if len(index) == 0 {
-			index = []int{0}
-		}
-		for i := 0; i < len(index); i++ {
-			bc.XYAxis.YAxisList[index[i]] = opt
-		}
+	return func(bc *BaseConfiguration) { setAxis(bc.XYAxis.YAxisList, opt, index) }
+}
+
+// setAxis sets the axes at index (the first when none) to opt.
+func setAxis[A opts.XAxis | opts.YAxis](axes []A, opt A, index []int) {
+	if len(index) == 0 {
+		index = []int{0}
+	}
+	for _, i := range index {
+		axes[i] = opt
 	}
 }
 
@@ -111,14 +107,4 @@ func (rc *RectChart) Aggregate(aggregator RectAggregator, charts ...Overlaper) {
 // SetXAxis sets the X axis data.
 func (rc *RectChart) SetXAxis(x interface{}) {
 	rc.xAxisData = x
-}
-
-// Validate validates the given configuration.
-func (rc *RectChart) Validate() {
-	// Make sure that the data of X axis won't be cleaned for XAxisOpts
-	rc.XAxisList[0].Data = rc.xAxisData
-	// Make sure that the labels of Y axis show correctly
-	for i := 0; i < len(rc.YAxisList); i++ {
-		rc.YAxisList[i].AxisLabel.Show = opts.Bool(true)
-	}
 }

@@ -114,10 +114,7 @@ func WithLineStyleOpts(opt opts.LineStyle) SeriesOpts {
 // WithBarChartOpts sets the BarChart option.
 func WithBarChartOpts(opt opts.BarChart) SeriesOpts {
 	return func(s *SingleSeries) {
-		s.ColorBy = opt.ColorBy
-		s.CoordSystem = opt.CoordSystem
-		s.XAxisIndex = opt.XAxisIndex
-		s.YAxisIndex = opt.YAxisIndex
+		s.place(opt.ColorBy, opt.CoordSystem, opt.XAxisIndex, opt.YAxisIndex)
 		s.PolarIndex = opt.PolarIndex
 		s.RoundCap = opt.RoundCap
 		s.ShowBackground = opt.ShowBackground
@@ -131,14 +128,9 @@ func WithBarChartOpts(opt opts.BarChart) SeriesOpts {
 // WithLineChartOpts sets the LineChart option.
 func WithLineChartOpts(opt opts.LineChart) SeriesOpts {
 	return func(s *SingleSeries) {
-		s.ColorBy = opt.ColorBy
-		s.CoordSystem = opt.CoordSystem
-		s.XAxisIndex = opt.XAxisIndex
-		s.YAxisIndex = opt.YAxisIndex
+		s.place(opt.ColorBy, opt.CoordSystem, opt.XAxisIndex, opt.YAxisIndex)
 		s.PolarIndex = opt.PolarIndex
-		s.Symbol = opt.Symbol
-		s.SymbolSize = opt.SymbolSize
-		s.SymbolKeepAspect = opt.SymbolKeepAspect
+		s.symbol(opt.Symbol, opt.SymbolSize, opt.SymbolKeepAspect)
 		s.ShowSymbol = opt.ShowSymbol
 		s.Stack = opt.Stack
 		s.Smooth = opt.Smooth
@@ -150,14 +142,25 @@ func WithLineChartOpts(opt opts.LineChart) SeriesOpts {
 // WithScatterChartOpts sets the ScatterChart option.
 func WithScatterChartOpts(opt opts.ScatterChart) SeriesOpts {
 	return func(s *SingleSeries) {
-		s.ColorBy = opt.ColorBy
-		s.CoordSystem = opt.CoordSystem
-		s.XAxisIndex = opt.XAxisIndex
-		s.YAxisIndex = opt.YAxisIndex
-		s.Symbol = opt.Symbol
-		s.SymbolSize = opt.SymbolSize
-		s.SymbolKeepAspect = opt.SymbolKeepAspect
+		s.place(opt.ColorBy, opt.CoordSystem, opt.XAxisIndex, opt.YAxisIndex)
+		s.symbol(opt.Symbol, opt.SymbolSize, opt.SymbolKeepAspect)
 	}
+}
+
+// place sets where a series is drawn and how it is coloured: the options
+// every rectangular chart type's series options share.
+func (s *SingleSeries) place(colorBy, coordSystem string, xAxisIndex, yAxisIndex int) {
+	s.ColorBy = colorBy
+	s.CoordSystem = coordSystem
+	s.XAxisIndex = xAxisIndex
+	s.YAxisIndex = yAxisIndex
+}
+
+// symbol sets the point symbol: line and scatter series options have it.
+func (s *SingleSeries) symbol(symbol string, size interface{}, keepAspect types.Bool) {
+	s.Symbol = symbol
+	s.SymbolSize = size
+	s.SymbolKeepAspect = keepAspect
 }
 
 // WithMarkLineStyleOpts sets the style of the MarkLine.
