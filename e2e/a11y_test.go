@@ -126,7 +126,7 @@ func wavPickerByKeyboard(t *testing.T, ctx context.Context) {
 	if ring == "none" {
 		t.Error("the WAV picker has the focus but shows no focus ring")
 	}
-	wav, _ := filepath.Abs(filepath.Join("testdata", "fake-mic.wav"))
+	wav, _ := filepath.Abs(fakeMic)
 	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.CSS("#wav-input"), []string{wav})); err != nil {
 		t.Fatal(err)
 	}

@@ -91,12 +91,6 @@ func (s *stack) getJSON(t testing.TB, path string, out any) []byte {
 	return b
 }
 
-// newBrowser starts headless chromium with a fake mic playing wav.
-func newBrowser(t testing.TB, wav string) (context.Context, context.CancelFunc) {
-	t.Helper()
-	return browsertest.Start(t, browsertest.FakeAudio(wav))
-}
-
 // fakeMic is what the browsers' fake microphone plays unless a test says
 // otherwise.
 var fakeMic = filepath.Join("testdata", "fake-mic.wav")

@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/server"
 )
 
 // TestShareBoxLabels: after a saved run the share box names, notes and
@@ -24,10 +23,7 @@ import (
 // them.
 func TestShareBoxLabels(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
-	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
-	signInThroughForm(t, ctx, s)
-	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
-	run := runPage(t, s, ctx, q, 2*time.Minute)
+	s, ctx, run := signedInRun(t)
 	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, network.ClearBrowserCookies, cdp.Empty{})
 		return err

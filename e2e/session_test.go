@@ -500,11 +500,8 @@ func wantThread(t testing.TB, tr trace.Session, want string) {
 // session worker opens the WebSocket itself, the run completes, and the
 // wire log says why.
 func TestSocketWorkerFallback(t *testing.T) {
-	requireBuild(t)
-	s := startStack(t)
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailSocketWorker.Store(true)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
 	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}} // ≥ 3 responses (checkReport)
 	run := runPage(t, s, ctx, q, 2*time.Minute)
 	tr := checkReport(t, s, run)

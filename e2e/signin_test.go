@@ -42,15 +42,26 @@ func signInThroughForm(t *testing.T, ctx context.Context, s *stack) {
 	}
 }
 
+// withWriteToken gives the stack's archive the write token e2eToken.
+func withWriteToken(c *server.Config) { c.WriteToken = e2eToken }
+
+// signedInRun begins a page test on an archive with a write token: a person
+// signs in through the form and runs a short simulator session, which the
+// page saves.
+func signedInRun(t *testing.T) (*stack, context.Context, browserRun) {
+	t.Helper()
+	s, ctx := pageTest(t, withWriteToken, 3*time.Minute)
+	signInThroughForm(t, ctx, s)
+	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
+	return s, ctx, runPage(t, s, ctx, q, 2*time.Minute)
+}
+
 // TestTokenHolderSaves: with --write-token a person signs in through the
 // form, runs a short simulator session, and the page saves the report with
 // its wire log (through a capability minted for that one report).
 func TestTokenHolderSaves(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
-	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
-	signInThroughForm(t, ctx, s)
-	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
-	run := runPage(t, s, ctx, q, 2*time.Minute)
+	s, ctx, run := signedInRun(t)
 	rec, err := s.Store.Get(ctx, run.ReportID)
 	if err != nil {
 		t.Fatalf("the signed-in page's report %s is not archived: %v", run.ReportID, err)
@@ -65,7 +76,7 @@ func TestTokenHolderSaves(t *testing.T) {
 // the form the kept run reaches the archive.
 func TestSignInLaterKeepsRun(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
-	s, ctx := pageTest(t, func(c *server.Config) { c.WriteToken = e2eToken }, 3*time.Minute)
+	s, ctx := pageTest(t, withWriteToken, 3*time.Minute)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"6"}, "source": {"dataset:builtin"}}
 	open(t, ctx, s.URL+"/?"+q.Encode())
 	if err := pollUntil(ctx, 2*time.Minute, func() (bool, error) {

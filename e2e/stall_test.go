@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/duplexscope/duplexscope/internal/bench"
+	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -148,7 +148,7 @@ func TestSessionThreadUnderStall(t *testing.T) {
 // runStalled runs one stalled session on thread and returns its figures.
 func runStalled(t *testing.T, s *stack, thread string) threadFigures {
 	t.Helper()
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
+	ctx, cancel := browsertest.Start(t, browsertest.FakeAudio(fakeMic))
 	defer cancel()
 	target := "ws" + strings.TrimPrefix(s.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d&sim_packet_ms=%d&sim_response_ms=%d", stallSimSeed, stallPacketMs, stallResponseMs)
 	q := url.Values{
@@ -243,10 +243,7 @@ func aroundMedian(xs []float64) []float64 {
 // an error on the page, not a silent run.
 func TestStallParam(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	// gapJS: the longest wait between two setTimeout(0) callbacks over
 	// 2.5 s, i.e. the longest time the page's main thread was not free.
 	const gapJS = `new Promise(function(done){var t0=performance.now(),last=t0,gap=0;function f(){var t=performance.now();gap=Math.max(gap,t-last);last=t;if(t-t0<2500){setTimeout(f,0)}else{done(gap)}}setTimeout(f,0)})`

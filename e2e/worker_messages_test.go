@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,10 +28,7 @@ const workerWatch = `window.__dsw={types:{},snaps:[]};(function(){var W=window.W
 // still draws every response.
 func TestWorkerPostsSnapshots(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
-	requireBuild(t)
-	s := startStack(t)
-	ctx, cancel := newBrowser(t, filepath.Join("testdata", "fake-mic.wav"))
-	defer cancel()
+	s, ctx := pageTest(t, nil, 3*time.Minute)
 	onNewDocument(t, ctx, workerWatch)
 	target := "ws" + strings.TrimPrefix(s.URL, "http") + "/v1/realtime?sim_seed=17"
 	q := url.Values{"url": {target}, "source": {"dataset:builtin"}, "profile": {"periodic"}, "frame_ms": {"100"},

@@ -3,7 +3,6 @@
 package server_test
 
 import (
-	"context"
 	"strconv"
 	"testing"
 	"time"
@@ -13,8 +12,6 @@ import (
 	"github.com/duplexscope/duplexscope/internal/axe"
 	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/server"
-	"github.com/duplexscope/duplexscope/web"
 )
 
 // TestBrowserAccessibleServerPages runs axe-core's WCAG 2.0/2.1 A and AA
@@ -25,7 +22,7 @@ import (
 //
 //	go test -tags e2e -count=1 -run TestBrowserAccessible ./server/
 func TestBrowserAccessibleServerPages(t *testing.T) {
-	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
+	e := newBrowserEnv(t)
 	rich := fixture{model: "minicpm-o-4.5", n: 40, ttfp: 900, seed: 9, edit: func(r *report.Report) {
 		withLoadCurve(r)
 		r.Warnings = append(r.Warnings, report.Warning{Code: report.WarnTabHidden, Message: report.WarningCodes[report.WarnTabHidden], SessionID: "sess-1"})
@@ -33,10 +30,7 @@ func TestBrowserAccessibleServerPages(t *testing.T) {
 	a := upload(t, e, rich.json(t))
 	b := upload(t, e, fixture{model: "minicpm-o-4.5", n: 40, ttfp: 700, seed: 10}.json(t))
 
-	ctx, cancel := browsertest.Start(t, browsertest.WindowSize(1360, 900))
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
+	ctx := openBrowser(t, 2*time.Minute, browsertest.WindowSize(1360, 900))
 	for _, tc := range []struct {
 		name, path string
 		width      int64 // 0: desktop

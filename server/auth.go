@@ -12,9 +12,7 @@ import (
 	"encoding/base32"
 	"encoding/base64"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -273,16 +271,6 @@ func (s *Server) deleteAuth(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// loopbackPeer reports whether the request's peer is on this machine.
-func loopbackPeer(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	a, err := netip.ParseAddr(host)
-	return err == nil && a.Unmap().IsLoopback()
-}
-
 func uploadKind(r *http.Request) string {
 	switch {
 	case strings.HasPrefix(r.URL.Path, "/api/import"):
@@ -293,30 +281,6 @@ func uploadKind(r *http.Request) string {
 		return "loadrun"
 	}
 	return "report"
-}
-
-// clientKey is the rate limiter's key for a request: the IPv4 address, or
-// the IPv6 /64 (one host usually owns a whole /64, so keying by address
-// would give it 2^64 buckets).
-func clientKey(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return ipKey(host)
-}
-
-func ipKey(host string) string {
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	a = a.Unmap()
-	if a.Is4() {
-		return a.String()
-	}
-	p, _ := a.Prefix(64)
-	return p.String()
 }
 
 // Deletes without a write token and sign-in attempts have their own fixed

@@ -3,7 +3,6 @@
 package server
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -70,10 +69,8 @@ func (s *Server) isSelf(r *http.Request, u *url.URL) bool {
 	reqHost, reqPort := splitHost(r.Host)
 	var localIP netip.Addr
 	localPort := ""
-	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		if ap, err := netip.ParseAddrPort(la.String()); err == nil {
-			localIP, localPort = ap.Addr().Unmap(), strconv.Itoa(int(ap.Port()))
-		}
+	if ap, ok := localAddr(r); ok {
+		localIP, localPort = ap.Addr(), strconv.Itoa(int(ap.Port()))
 	}
 	if port != reqPort && port != localPort {
 		return false

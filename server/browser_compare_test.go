@@ -3,17 +3,13 @@
 package server_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/server"
-	"github.com/duplexscope/duplexscope/web"
 )
 
 // TestBrowserHistoryCompare: in real chromium, history → tick two runs →
@@ -24,7 +20,7 @@ import (
 //
 //	go test -tags e2e -count=1 -run '^TestBrowserHistoryCompare' ./server/
 func TestBrowserHistoryCompare(t *testing.T) {
-	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
+	e := newBrowserEnv(t)
 	named := func(name string) func(*report.Report) { return func(r *report.Report) { r.Run.Name = name } }
 	base := upload(t, e, fixture{model: "m", n: 40, ttfp: 400, seed: 1, edit: named("fp16 baseline")}.json(t))
 	e.clock.Advance(time.Second)
@@ -32,10 +28,7 @@ func TestBrowserHistoryCompare(t *testing.T) {
 	e.clock.Advance(time.Second)
 	slower := upload(t, e, fixture{model: "m", n: 40, ttfp: 700, seed: 2, edit: named("fp8 build")}.json(t))
 
-	ctx, cancel := browsertest.Start(t)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	ctx := openBrowser(t, 60*time.Second)
 
 	// headlineAgrees reads the compare page as a person would: its headline
 	// text and the verdict column of every row.

@@ -11,11 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/report"
-	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/server/archive"
-	"github.com/duplexscope/duplexscope/web"
 )
 
 // TestBrowserHostilePages opens the share, compare and history pages of a
@@ -25,7 +22,7 @@ import (
 //
 //	go test -tags e2e -run TestBrowser ./server/
 func TestBrowserHostilePages(t *testing.T) {
-	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
+	e := newBrowserEnv(t)
 	const x = `</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"><svg onload="window.__pwned=3">"'`
 	hostile := fixture{model: "m" + x, n: 5, ttfp: 300, session: "s" + x, edit: func(r *report.Report) {
 		r.Run.Profile, r.Run.TargetURL = x, "javascript:window.__pwned=4//"+x
@@ -52,10 +49,7 @@ func TestBrowserHostilePages(t *testing.T) {
 	id := rec.ID
 	other := upload(t, e, fixture{model: "plain", n: 5, ttfp: 350}.json(t))
 
-	ctx, cancel := browsertest.Start(t)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
+	ctx := openBrowser(t, 60*time.Second)
 	for _, path := range []string{"/r/" + id, "/compare?ids=" + id + "," + other, "/history"} {
 		if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+path), chromedp.WaitReady("body"),
 			chromedp.Sleep(500*time.Millisecond)); err != nil { // let injected onload/onerror handlers fire, if any

@@ -15,8 +15,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/duplexscope/duplexscope/internal/browsertest"
-	"github.com/duplexscope/duplexscope/server"
-	"github.com/duplexscope/duplexscope/web"
 )
 
 // pollJS evaluates a boolean expression until it holds (or ctx ends).
@@ -35,7 +33,7 @@ func pollJS(ctx context.Context, t *testing.T, what, expr string) {
 //
 //	go test -tags e2e -count=1 -run TestBrowserShareListen ./server/
 func TestBrowserShareListen(t *testing.T) {
-	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
+	e := newBrowserEnv(t)
 	id := uploadWithWireLog(t, e, wireLog(t, "is the table free"), nil)
 
 	// The page's autoplay needs no click (browsertest's flags); the export
@@ -141,7 +139,7 @@ func TestBrowserShareListenShot(t *testing.T) {
 	if out == "" {
 		t.Skip("DS_SHOT not set")
 	}
-	e := newEnv(t, func(c *server.Config) { c.Web = web.FS })
+	e := newBrowserEnv(t)
 	id := uploadWithWireLog(t, e, wireLog(t, "is the table free"), nil)
 	ctx, cancel := browsertest.Start(t, browsertest.WindowSize(1200, 900))
 	defer cancel()

@@ -5,6 +5,7 @@ package server_test
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,20 +37,97 @@ func TestSharePage(t *testing.T) {
 				r.Sessions[0].Complete = false
 			}}},
 	}
-	for _, tc := range cases {
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, nil)
-			id := upload(t, e, tc.f.json(t))
-			code, hdr, b := e.do("GET", "/r/"+id, nil)
-			if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
-				t.Fatalf("share page = %d %q", code, hdr.Get("Content-Type"))
+			page := sharePage(t, tc.f)
+			if i == 0 {
+				golden.Check(t, "html", page)
+				return
 			}
-			if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
-				t.Errorf("CSP = %q", csp)
-			}
-			golden.Check(t, "html", b)
+			// A later case's golden file is its page's difference from the
+			// first case's page (whose golden file is the whole page): what
+			// the case's fixture changes, without another copy of the rest.
+			golden.Check(t, "diff", lineDiff(cases[0].name+".html", tc.name+".html", sharePage(t, cases[0].f), page))
 		})
 	}
+}
+
+// sharePage uploads f to a fresh server and returns its share page,
+// checking the page is HTML under the strict CSP.
+func sharePage(t *testing.T, f fixture) []byte {
+	t.Helper()
+	e := newEnv(t, nil)
+	id := upload(t, e, f.json(t))
+	code, hdr, b := e.do("GET", "/r/"+id, nil)
+	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+		t.Fatalf("share page = %d %q", code, hdr.Get("Content-Type"))
+	}
+	if csp := hdr.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+		t.Errorf("CSP = %q", csp)
+	}
+	return b
+}
+
+// lineDiff is the unified diff without context (diff -U0) of a and b,
+// named from and to: enough, with a, to rebuild b exactly.
+func lineDiff(from, to string, a, b []byte) []byte {
+	x, y := strings.SplitAfter(string(a), "\n"), strings.SplitAfter(string(b), "\n")
+	// lcs[i][j] is the length of the longest common subsequence of x[i:] and y[j:].
+	lcs := make([][]int, len(x)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(y)+1)
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for j := len(y) - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, to)
+	var del, add []string
+	i0, j0 := 0, 0
+	flush := func() {
+		if len(del)+len(add) > 0 {
+			fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(i0, len(del)), hunkRange(j0, len(add)))
+			for _, l := range del {
+				out.WriteString("-" + l)
+			}
+			for _, l := range add {
+				out.WriteString("+" + l)
+			}
+		}
+		del, add = nil, nil
+	}
+	for i, j := 0, 0; i < len(x) || j < len(y); {
+		switch {
+		case i < len(x) && j < len(y) && x[i] == y[j]:
+			flush()
+			i, j = i+1, j+1
+			i0, j0 = i, j
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
+			del, i = append(del, x[i]), i+1
+		default:
+			add, j = append(add, y[j]), j+1
+		}
+	}
+	flush()
+	return []byte(out.String())
+}
+
+// hunkRange is a hunk's "start,count" as diff writes it: one line is its
+// number alone, and a range of no lines starts at the line before it.
+func hunkRange(start, n int) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("%d,0", start)
+	case 1:
+		return strconv.Itoa(start + 1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, n)
 }
 
 // TestSharePageContent checks what a reader relies on, independent of the golden file.

@@ -103,11 +103,7 @@ func (s *Server) planProxy(r *http.Request, u *url.URL) (*proxyPlan, error) {
 		port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
 	}
 	p := &proxyPlan{u: u, simTarget: s.cfg.Sim != nil && isSimPath(u)}
-	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-		if ap, err := netip.ParseAddrPort(la.String()); err == nil {
-			p.local, p.localOK = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), true
-		}
-	}
+	p.local, p.localOK = localAddr(r)
 	for _, a := range s.cfg.ProxyAllow {
 		if e, ok := parseAllowEntry(a); ok && e.host == host && (e.port == "" || e.port == port) {
 			p.matched = append(p.matched, e)
