@@ -74,7 +74,7 @@ func handleStart(ctx app.Context, a app.Action) {
 	}
 	r := liveSlot.replace(func(old *liveRun) *liveRun {
 		if old != nil && old.active() {
-			return nil
+			return nil // one run at a time
 		}
 		if old != nil {
 			old.release()
