@@ -26,9 +26,45 @@ type moment struct {
 	TS   float64 // seconds since stream start
 }
 
+// runSlot holds the page's current run of one kind: the action handlers
+// run on go-app's goroutines, so it is read and replaced under a lock.
+type runSlot[R any] struct {
+	mu  sync.Mutex
+	cur *R
+}
+
+// get returns the current run, nil before the first.
+func (s *runSlot[R]) get() *R {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
+// replace makes next(old) the current run, atomically with the look at
+// the old one; next returns nil to keep the old run. It returns the new
+// run, or nil.
+func (s *runSlot[R]) replace(next func(old *R) *R) *R {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := next(s.cur)
+	if r != nil {
+		s.cur = r
+	}
+	return r
+}
+
+// publisher returns the func a run posts its snapshots to, from its own
+// goroutine: it sets state to each on the UI goroutine.
+func publisher[T any](ctx app.Context, state string) func(*T) {
+	return func(snap *T) {
+		ctx.Dispatch(func(ctx app.Context) { ctx.SetState(state, *snap) })
+	}
+}
+
+// The measure page's run and the load page's.
 var (
-	currentMu  sync.Mutex
-	currentRun *liveRun
+	liveSlot runSlot[liveRun]
+	loadSlot runSlot[loadRun]
 )
 
 func handleStart(ctx app.Context, a app.Action) {
@@ -36,28 +72,24 @@ func handleStart(ctx app.Context, a app.Action) {
 	if !ok {
 		return
 	}
-	currentMu.Lock()
-	if currentRun != nil && currentRun.active() {
-		currentMu.Unlock()
+	r := liveSlot.replace(func(old *liveRun) *liveRun {
+		if old != nil && old.active() {
+			return nil // one run at a time
+		}
+		if old != nil {
+			old.release()
+		}
+		return newLiveRun(s, publisher[liveSnapshot](ctx, stateLive))
+	})
+	if r == nil {
 		return
 	}
-	if currentRun != nil {
-		currentRun.release()
-	}
-	r := newLiveRun(s, func(snap *liveSnapshot) {
-		ctx.Dispatch(func(ctx app.Context) { ctx.SetState(stateLive, *snap) })
-	})
-	currentRun = r
-	currentMu.Unlock()
 	u := app.Window().URL()
 	ctx.Async(func() { r.run(u.Host, u.Scheme == "https") })
 }
 
 func handleStop(ctx app.Context, a app.Action) {
-	currentMu.Lock()
-	r := currentRun
-	currentMu.Unlock()
-	if r != nil {
+	if r := liveSlot.get(); r != nil {
 		r.stop()
 	}
 }
@@ -67,10 +99,7 @@ func handlePlayMoment(ctx app.Context, a app.Action) {
 	if !ok {
 		return
 	}
-	currentMu.Lock()
-	r := currentRun
-	currentMu.Unlock()
-	if r != nil {
+	if r := liveSlot.get(); r != nil {
 		r.playMoment(m)
 	}
 }
@@ -96,9 +125,7 @@ func handleRetryPending(ctx app.Context, a app.Action) {
 }
 
 func handleProbe(ctx app.Context, a app.Action) {
-	currentMu.Lock()
-	r := currentRun
-	currentMu.Unlock()
+	r := liveSlot.get()
 	kind, _ := a.Value.(string)
 	if _, ok := probeKinds[kind]; !ok {
 		kind = probe.KindInterruption

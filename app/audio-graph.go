@@ -59,12 +59,9 @@ type audioOptions struct {
 func newAudioGraph(o audioOptions) (*audioGraph, error) {
 	g := &audioGraph{}
 	w := app.Window()
-	ac := w.Get("AudioContext")
-	if ac.IsUndefined() {
-		ac = w.Get("webkitAudioContext")
-	}
-	if ac.IsUndefined() {
-		return nil, fmt.Errorf("this browser has no Web Audio (AudioContext)")
+	ac, err := audioContextClass()
+	if err != nil {
+		return nil, err
 	}
 	if !secureContext() {
 		return nil, insecurePage(fmt.Errorf("window.isSecureContext is false"))

@@ -38,6 +38,7 @@ func demoResult(n, tick int) (metrics.SessionResult, map[string]respView) {
 
 // runDemo publishes synthetic live updates every 250 ms for 60 s.
 func runDemo(ctx app.Context, n int) {
+	publish := publisher[liveSnapshot](ctx, stateLive)
 	ctx.Async(func() {
 		t := time.NewTicker(250 * time.Millisecond)
 		for tick := 0; tick < 240; tick++ {
@@ -49,7 +50,7 @@ func runDemo(ctx app.Context, n int) {
 			tab := shownTab()
 			snap := buildView(viewInput{Phase: phaseStreaming, Status: fmt.Sprintf("Demo: %d synthetic responses, update %d", n, tick),
 				Result: res, Resp: resp, User: user, Model: model, SkipTimeline: tab != "timeline", SkipWaterfall: tab != "live"})
-			ctx.Dispatch(func(ctx app.Context) { ctx.SetState(stateLive, *snap) })
+			publish(snap)
 			<-t.C
 		}
 		t.Stop()

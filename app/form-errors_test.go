@@ -46,11 +46,7 @@ func TestParseSettingsRejectsUnknownValues(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
 			t.Parallel()
-			q, err := url.ParseQuery(tc.query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, errs := ParseSettings(q, def)
+			got, errs := parseQuery(t, tc.query, def)
 			if len(errs) != 1 {
 				t.Fatalf("%d errors %v, want 1", len(errs), errs)
 			}
@@ -72,8 +68,7 @@ func TestParseSettingsRejectsUnknownValues(t *testing.T) {
 func TestFormShowsWhatRuns(t *testing.T) {
 	t.Parallel()
 	def := DefaultSettings("127.0.0.1:8080", false)
-	q, _ := url.ParseQuery("frame_ms=123&profile=personaplex&source=dataset:mine")
-	s, errs := ParseSettings(q, def)
+	s, errs := parseQuery(t, "frame_ms=123&profile=personaplex&source=dataset:mine", def)
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}

@@ -20,12 +20,9 @@ type frameClock struct {
 // callback (never block in it). Call from a controller goroutine.
 func newFrameClock(frameMs int, onTick func(seq int)) (*frameClock, error) {
 	w := app.Window()
-	ac := w.Get("AudioContext")
-	if ac.IsUndefined() {
-		ac = w.Get("webkitAudioContext")
-	}
-	if ac.IsUndefined() {
-		return nil, fmt.Errorf("this browser has no Web Audio (AudioContext), which paces the sessions")
+	ac, err := audioContextClass()
+	if err != nil {
+		return nil, fmt.Errorf("%w, which paces the sessions", err)
 	}
 	c := &frameClock{ctx: ac.New(jsObject(map[string]any{"latencyHint": "interactive"}))}
 	if _, err := await(c.ctx.Get("audioWorklet").Call("addModule", "/web/mic-worklet.js")); err != nil {

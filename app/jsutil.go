@@ -90,3 +90,17 @@ func jsObject(m map[string]any) app.Value {
 	}
 	return o
 }
+
+// audioContextClass is the browser's AudioContext constructor (prefixed in
+// older Safari), or an error where the browser has no Web Audio.
+func audioContextClass() (app.Value, error) {
+	w := app.Window()
+	ac := w.Get("AudioContext")
+	if ac.IsUndefined() {
+		ac = w.Get("webkitAudioContext")
+	}
+	if ac.IsUndefined() {
+		return nil, errors.New("this browser has no Web Audio (AudioContext)")
+	}
+	return ac, nil
+}

@@ -90,10 +90,7 @@ func (r *liveRun) retrySave(k *keptUpload, keepStatus bool) {
 // isCurrent reports whether r is the page's current run (an older run's
 // upload retries must not overwrite a newer run's view).
 func (r *liveRun) isCurrent() bool {
-	currentMu.Lock()
-	cur := currentRun == r
-	currentMu.Unlock()
-	return cur
+	return liveSlot.get() == r
 }
 
 // drainPlayback tells the player every response is finished.

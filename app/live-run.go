@@ -225,9 +225,7 @@ func (r *liveRun) openWorker(g *audioGraph, start session.WorkerStart) error {
 	}
 	r.mu.Lock()
 	r.worker = ws
-	r.tickWarn = ws.TickWarning()
-	r.sessionID = ws.ID()
-	r.input.ready = true
+	r.openedLocked(ws)
 	r.mu.Unlock()
 	return nil
 }
@@ -250,9 +248,7 @@ func (r *liveRun) openMain(g *audioGraph, start session.WorkerStart) error {
 	}
 	r.mu.Lock()
 	r.sess = s
-	r.tickWarn = s.TickWarning()
-	r.sessionID = s.ID()
-	r.input.ready = true
+	r.openedLocked(s)
 	// Frames captured before this instant (queued in the worklet's port
 	// while we dialed) are not sent: the stream starts with fresh audio, so
 	// the first append is not already late.
@@ -260,6 +256,17 @@ func (r *liveRun) openMain(g *audioGraph, start session.WorkerStart) error {
 	r.mu.Unlock()
 	go r.playback.ackLoop(r.ctx, s)
 	return nil
+}
+
+// openedLocked takes the open session's ID and tick warning, on either
+// thread, and lets input frames through. The caller holds r.mu.
+func (r *liveRun) openedLocked(s interface {
+	ID() string
+	TickWarning() string
+}) {
+	r.tickWarn = s.TickWarning()
+	r.sessionID = s.ID()
+	r.input.ready = true
 }
 
 // note adds a wire-log annotation wherever the session runs.

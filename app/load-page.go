@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -192,34 +191,23 @@ func orText(s, def string) string {
 	return s
 }
 
-var (
-	loadMu  sync.Mutex
-	loadCur *loadRun
-)
-
 func handleLoadStart(ctx app.Context, a app.Action) {
 	s, ok := a.Value.(LoadSettings)
 	if !ok {
 		return
 	}
-	loadMu.Lock()
-	if loadCur != nil {
-		loadCur.stop()
-		loadCur.cancel()
-	}
-	r := newLoadRun(s, func(snap *loadSnapshot) {
-		ctx.Dispatch(func(ctx app.Context) { ctx.SetState(stateLoad, *snap) })
+	r := loadSlot.replace(func(old *loadRun) *loadRun {
+		if old != nil {
+			old.stop()
+			old.cancel()
+		}
+		return newLoadRun(s, publisher[loadSnapshot](ctx, stateLoad))
 	})
-	loadCur = r
-	loadMu.Unlock()
 	ctx.Async(r.run)
 }
 
 func handleLoadStop(ctx app.Context, a app.Action) {
-	loadMu.Lock()
-	r := loadCur
-	loadMu.Unlock()
-	if r != nil {
+	if r := loadSlot.get(); r != nil {
 		r.stop()
 	}
 }

@@ -451,16 +451,11 @@ var SimBehaviors = []string{"contended", "holds_floor", "ignores_backchannels", 
 // parseBehavior checks a behavior=NAME[,NAME] value against SimBehaviors
 // and returns it without spaces or empty names.
 func parseBehavior(v string) (string, error) {
-	var names []string
-	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	names := splitList(v)
+	for _, f := range names {
 		if !slices.Contains(SimBehaviors, f) {
 			return "", fmt.Errorf("behavior=%q: unknown simulator behaviour %q (have %s)", v, f, strings.Join(SimBehaviors, ", "))
 		}
-		names = append(names, f)
 	}
 	return strings.Join(names, ","), nil
 }

@@ -9,6 +9,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// parseQuery is ParseSettings of a query string over def.
+func parseQuery(t *testing.T, query string, def Settings) (Settings, []error) {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ParseSettings(q, def)
+}
+
 func TestParseSettings(t *testing.T) {
 	t.Parallel()
 	def := DefaultSettings("127.0.0.1:8080", false)
@@ -55,11 +65,7 @@ func TestParseSettings(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			q, err := url.ParseQuery(tc.query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, errs := ParseSettings(q, def)
+			got, errs := parseQuery(t, tc.query, def)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}

@@ -40,6 +40,16 @@ func pageBand(b string) string {
 
 func seconds(ms float64) string { return fmt.Sprintf("%.2f s", ms/1000) }
 
+// medianCard is a latency card: its median in the goal band's colour, a
+// grey "—" when nothing was measured.
+func medianCard(s *report.Stat, title, explain string) plainCard {
+	c := plainCard{Title: title, Value: "—", Band: bandGrey, Explain: explain}
+	if s != nil {
+		c.Value, c.Band = seconds(s.P50), report.BandFor(s.P50).Band
+	}
+	return c
+}
+
 // buildPlain writes the plain-language cards and the one-line verdict
 // from the run's judgement (report.Judge): the same words and numbers as
 // the share page.
@@ -47,21 +57,15 @@ func buildPlain(v report.Verdict, turns, responses int, warns []warning, phase s
 	f := v.Facts
 	out := plainView{Code: v.Code, Band: pageBand(v.Band),
 		Footnote: report.BandsFootnote() + " " + report.RTFRule + fmt.Sprintf(" A verdict needs at least %d replies with a measured latency; a \"p99\" needs at least %d.", report.MinResponses, report.MinP99Samples)}
-	speech := plainCard{Title: "From the end of your speech to hearing the reply", Value: "—", Band: bandGrey,
-		Explain: "What you wait: from when you stop speaking (voice detection on the audio sent) to the reply's first sound from your speakers (playback clock). Only the first reply after each pause counts."}
-	if s := f.SpeechEnd; s != nil {
-		speech.Value, speech.Band = seconds(s.P50), report.BandFor(s.P50).Band
-	}
+	speech := medianCard(f.SpeechEnd, "From the end of your speech to hearing the reply",
+		"What you wait: from when you stop speaking (voice detection on the audio sent) to the reply's first sound from your speakers (playback clock). Only the first reply after each pause counts.")
 	ttfp := plainCard{Title: "Time to first audio (vLLM TTFP)", Value: "—", Band: bandGrey,
 		Explain: "What vLLM's benchmark reports: time from the start of the model's turn to its first audio packet, usually measured by the server. It leaves out your turn end, the network and playback."}
 	if s := f.TTFP; s != nil {
 		ttfp.Value = seconds(s.P50)
 	}
-	heard := plainCard{Title: "From the reply starting to hearing it", Value: "—", Band: bandGrey,
-		Explain: "Typical time from the model starting its reply to the first sound coming out of your speakers (playback clock)."}
-	if s := f.Heard; s != nil {
-		heard.Value, heard.Band = seconds(s.P50), report.BandFor(s.P50).Band
-	}
+	heard := medianCard(f.Heard, "From the reply starting to hearing it",
+		"Typical time from the model starting its reply to the first sound coming out of your speakers (playback clock).")
 	rtf := plainCard{Title: "Can it speak fast enough?", Value: "—", Band: bandGrey,
 		Explain: "Real-time factor: time to generate a reply's audio divided by its length. Every reply must stay below 1, or its voice stalls."}
 	if s := f.RTF; s != nil {

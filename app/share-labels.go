@@ -26,8 +26,9 @@ type runLabels struct {
 	failed, busy      bool
 }
 
-// splitTags reads the comma-separated tag field: trimmed, empties dropped.
-func splitTags(s string) []string {
+// splitList reads a comma-separated field (tags, behaviours): trimmed,
+// empties dropped.
+func splitList(s string) []string {
 	var out []string
 	for _, t := range strings.Split(s, ",") {
 		if t = strings.TrimSpace(t); t != "" {
@@ -47,7 +48,7 @@ func labelsBody(name, notes string, tags []string) ([]byte, error) {
 }
 
 func (c *runLabels) save(ctx app.Context) {
-	name, notes, tags := strings.TrimSpace(c.name), c.notes, splitTags(c.tags)
+	name, notes, tags := strings.TrimSpace(c.name), c.notes, splitList(c.tags)
 	if fes := report.CheckLabels(name, notes, tags); len(fes) > 0 {
 		c.status, c.failed = "Not saved: "+strings.TrimPrefix(fes[0].Error(), "run."), true
 		return

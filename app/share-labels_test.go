@@ -15,8 +15,8 @@ func TestLabelsBody(t *testing.T) {
 		want []string
 	}{{"gpu-a, fp8", []string{"gpu-a", "fp8"}}, {" , ,", nil}, {"", nil}, {"one", []string{"one"}}, {"a b, c", []string{"a b", "c"}}}
 	for _, tc := range cases {
-		if got := splitTags(tc.in); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("splitTags(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := splitList(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("splitList(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	b, err := labelsBody("n", "", nil)

@@ -2,15 +2,14 @@ package app
 
 import (
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"testing"
 
-	"github.com/duplexscope/duplexscope/trace"
-
+	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/metrics/turntaking"
+	"github.com/duplexscope/duplexscope/trace"
 )
 
 func TestDerivedCases(t *testing.T) {
@@ -45,17 +44,15 @@ func TestDerivedCases(t *testing.T) {
 	}
 }
 
+// ttPCM returns ms of PCM16 at rate: a 300 Hz tone when loud, else silence.
 func ttPCM(ms, rate int, loud bool) []byte {
-	n := ms * rate / 1000
-	b := make([]byte, 2*n)
-	for i := range n {
-		v := 0.0
-		if loud {
-			v = 0.2 * math.Sin(2*math.Pi*300*float64(i)/float64(rate))
+	x := make([]float32, ms*rate/1000)
+	if loud {
+		for i := range x {
+			x[i] = float32(0.2 * math.Sin(2*math.Pi*300*float64(i)/float64(rate)))
 		}
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(int16(v*32767)))
 	}
-	return b
+	return audio.FloatToPCM16(x)
 }
 
 // TestDerivedTurnTaking: user speaks 1000–2000 ms then is silent to 7000;

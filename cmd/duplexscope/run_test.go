@@ -320,16 +320,7 @@ func TestRunLoadCurveAndProbe(t *testing.T) {
 	out := filepath.Join(dir, "lc")
 	mustRun(t, "--url", ws, "--model", "sim", "--dataset", "builtin", "--out", out, "--settle", "500ms",
 		"--progress=false", "--load-curve", "1,2")
-	var lc struct {
-		Levels []struct {
-			Sessions   int      `json:"sessions"`
-			Failed     int      `json:"failed"`
-			Responses  int      `json:"responses"`
-			TTFPP50Ms  *float64 `json:"ttfp_p50_ms"`
-			JoinTTFPMs *float64 `json:"join_ttfp_ms"`
-			TTFPOrigin string   `json:"ttfp_origin"`
-		} `json:"levels"`
-	}
+	var lc report.LoadCurve // loadcurve.json: the load_curve keys, plus the run's target
 	readJSON(t, filepath.Join(out, "loadcurve.json"), &lc)
 	if len(lc.Levels) != 2 || lc.Levels[0].Sessions != 1 || lc.Levels[1].Sessions != 2 {
 		t.Fatalf("levels %+v", lc.Levels)

@@ -52,11 +52,7 @@ type multiFlag []string
 
 func (m *multiFlag) String() string { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error {
-	for _, f := range strings.Split(v, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			*m = append(*m, f)
-		}
-	}
+	*m = append(*m, splitList(v)...)
 	return nil
 }
 

@@ -107,12 +107,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return &exitError{2, fmt.Errorf("serve: unexpected arguments %q", fs.Args())}
 	}
-	for _, a := range strings.Split(*proxyAllow, ",") {
-		if a = strings.TrimSpace(a); a != "" {
-			o.ProxyAllow = append(o.ProxyAllow, a)
-		}
-	}
-	o.PublicHosts, o.AllowOrigins = splitList(*publicHost), splitList(*allowOrigin)
+	o.ProxyAllow, o.PublicHosts, o.AllowOrigins = splitList(*proxyAllow), splitList(*publicHost), splitList(*allowOrigin)
 	for _, a := range o.AllowOrigins {
 		if u, err := url.Parse(a); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.TrimRight(u.Path, "/") != "" {
 			return &exitError{2, fmt.Errorf("serve: --allow-origin %q: want an origin like https://ci.example", a)}
