@@ -100,11 +100,8 @@ func (e *ResponseDone) Status() string {
 // ResponseSpeak is the model's decision to speak (docs/protocol.md#response-lifecycle).
 type ResponseSpeak struct {
 	ServerHeader
-	ResponseID   string         `json:"response_id,omitempty"`
-	ItemID       string         `json:"item_id,omitempty"`
-	OutputIndex  *int           `json:"output_index,omitempty"`
-	ContentIndex *int           `json:"content_index,omitempty"`
-	Metadata     *EventMetadata `json:"metadata,omitempty"`
+	ContentRef
+	Metadata *EventMetadata `json:"metadata,omitempty"`
 }
 
 // ResponseListen is a listen beat (no response_id) or the terminal listen
@@ -131,10 +128,7 @@ func (e *ResponseListen) ModelDecision() bool {
 // the legacy response.audio.delta (same fields; Type tells them apart).
 type AudioDelta struct {
 	ServerHeader
-	ResponseID   string         `json:"response_id,omitempty"`
-	ItemID       string         `json:"item_id,omitempty"`
-	OutputIndex  *int           `json:"output_index,omitempty"`
-	ContentIndex *int           `json:"content_index,omitempty"`
+	ContentRef
 	Delta        string         `json:"delta,omitempty"`
 	Audio        string         `json:"audio,omitempty"`
 	Format       string         `json:"format,omitempty"`
@@ -183,12 +177,9 @@ func (e *AudioDelta) Validate() error {
 // response.audio_transcript.delta.
 type TextDelta struct {
 	ServerHeader
-	ResponseID   string         `json:"response_id,omitempty"`
-	ItemID       string         `json:"item_id,omitempty"`
-	OutputIndex  *int           `json:"output_index,omitempty"`
-	ContentIndex *int           `json:"content_index,omitempty"`
-	Delta        string         `json:"delta"`
-	Metadata     *EventMetadata `json:"metadata,omitempty"`
+	ContentRef
+	Delta    string         `json:"delta"`
+	Metadata *EventMetadata `json:"metadata,omitempty"`
 }
 
 // OutputDone ends one output stream of a response: output_audio.done,
@@ -196,22 +187,16 @@ type TextDelta struct {
 // the legacy audio.done / audio_transcript.done.
 type OutputDone struct {
 	ServerHeader
-	ResponseID   string `json:"response_id,omitempty"`
-	ItemID       string `json:"item_id,omitempty"`
-	OutputIndex  *int   `json:"output_index,omitempty"`
-	ContentIndex *int   `json:"content_index,omitempty"`
-	Transcript   string `json:"transcript,omitempty"`
-	Text         string `json:"text,omitempty"`
+	ContentRef
+	Transcript string `json:"transcript,omitempty"`
+	Text       string `json:"text,omitempty"`
 }
 
 // ContentPartEvent is response.content_part.added / .done.
 type ContentPartEvent struct {
 	ServerHeader
-	ResponseID   string       `json:"response_id,omitempty"`
-	ItemID       string       `json:"item_id,omitempty"`
-	OutputIndex  *int         `json:"output_index,omitempty"`
-	ContentIndex *int         `json:"content_index,omitempty"`
-	Part         *ContentPart `json:"part,omitempty"`
+	ContentRef
+	Part *ContentPart `json:"part,omitempty"`
 }
 
 // OutputItemEvent is response.output_item.added / .done.

@@ -149,3 +149,12 @@ func (m *EventMetadata) RequestMetrics() *RequestMetrics {
 	}
 	return nil
 }
+
+// ContentRef locates one content part of a response's output; the output
+// events of one part (speak, deltas, done, content_part) embed it.
+type ContentRef struct {
+	ResponseID   string `json:"response_id,omitempty"`
+	ItemID       string `json:"item_id,omitempty"`
+	OutputIndex  *int   `json:"output_index,omitempty"`
+	ContentIndex *int   `json:"content_index,omitempty"`
+}

@@ -113,23 +113,20 @@ func TestWritersStayStrictJSON(t *testing.T) {
 		if nulled > 0 && warned == 0 || nulled == 0 && warned > 0 {
 			t.Fatalf("%d values written as null, %d invalid_server_value warnings", nulled, warned)
 		}
-		compact, err := report.Marshal(rep)
-		if err != nil {
-			t.Fatal(err)
-		}
-		indented, err := report.MarshalIndent(rep)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vllm, err := report.VLLM(rep)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, b := range map[string][]byte{"report": compact, "report indented": indented, "vllm export": vllm} {
+		encoded := map[string][]byte{}
+		for name, encode := range map[string]func(*report.Report) ([]byte, error){
+			"report": report.Marshal, "report indented": report.MarshalIndent, "vllm export": report.VLLM,
+		} {
+			b, err := encode(rep)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
 			if err := conformance.StrictJSON(b); err != nil {
 				t.Fatalf("%s: %v\n%s", name, err, b)
 			}
+			encoded[name] = b
 		}
+		compact, vllm := encoded["report"], encoded["vllm export"]
 		if _, err := report.Decode(compact, report.DefaultLimits); err != nil {
 			t.Fatalf("the API would refuse the report it was given: %v\n%s", err, compact)
 		}

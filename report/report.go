@@ -195,8 +195,7 @@ type Row struct {
 	ClientTTFPMs      *float64 `json:"client_ttfp_ms,omitempty"`
 	Stage0            *Stage0  `json:"stage0_tokens,omitempty"`
 
-	raw json.RawMessage
-	obj metrics.Object // FromMetrics: the object raw is (or would be) written from
+	keptJSON
 }
 
 // Stage0 is a row's stage0_tokens object.
@@ -208,44 +207,61 @@ type Stage0 struct {
 	ITLsMs           []float64   `json:"itls_ms"`
 }
 
+// keptJSON is the exact JSON a Row or SessionEntry round-trips: as decoded
+// (raw), else as FromMetrics built it (obj, the object raw would be written
+// from). encoding/json skips it, having no exported fields.
+type keptJSON struct {
+	raw json.RawMessage
+	obj metrics.Object
+}
+
+// kept is the entry's own JSON: as decoded, else written from its metrics
+// object (nil, false for neither).
+func (k keptJSON) kept() (json.RawMessage, bool) {
+	if k.raw != nil {
+		return k.raw, true
+	}
+	if k.obj != nil {
+		b, err := k.obj.MarshalJSON() // never fails: FromMetrics keeps only finite values
+		return b, err == nil
+	}
+	return nil, false
+}
+
+// decode fills plain, the zeroed entry holding k seen as its method-less
+// alias (so UnmarshalJSON does not recurse), from b and keeps b.
+func (k *keptJSON) decode(b []byte, plain any) error {
+	if err := json.Unmarshal(b, plain); err != nil {
+		return err
+	}
+	k.raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// encode returns the kept JSON, else plain (the entry's method-less alias)
+// encoded.
+func (k keptJSON) encode(plain any) ([]byte, error) {
+	if b, ok := k.kept(); ok {
+		return b, nil
+	}
+	return json.Marshal(plain)
+}
+
 type rowAlias Row
 
 // UnmarshalJSON decodes a row and keeps its exact JSON.
 func (r *Row) UnmarshalJSON(b []byte) error {
-	var a rowAlias
-	if err := json.Unmarshal(b, &a); err != nil {
-		return err
-	}
-	*r = Row(a)
-	r.raw = append(json.RawMessage(nil), b...)
-	return nil
+	*r = Row{}
+	return r.decode(b, (*rowAlias)(r))
 }
 
 // MarshalJSON writes the JSON the row was decoded (or built) from.
-func (r Row) MarshalJSON() ([]byte, error) {
-	if b, ok := kept(r.raw, r.obj); ok {
-		return b, nil
-	}
-	return json.Marshal(rowAlias(r))
-}
+func (r Row) MarshalJSON() ([]byte, error) { return r.encode(rowAlias(r)) }
 
 // Raw returns the row's JSON as decoded or built (nil for a zero Row).
 func (r Row) Raw() json.RawMessage {
-	b, _ := kept(r.raw, r.obj)
+	b, _ := r.kept()
 	return b
-}
-
-// kept is an entry's own JSON: as decoded, else written from its metrics
-// object (nil, false for neither).
-func kept(raw json.RawMessage, obj metrics.Object) (json.RawMessage, bool) {
-	if raw != nil {
-		return raw, true
-	}
-	if obj != nil {
-		b, err := obj.MarshalJSON() // never fails: FromMetrics keeps only finite values
-		return b, err == nil
-	}
-	return nil, false
 }
 
 // Key returns the (split, sample_id) merge key of docs/metrics.md#merge-on-resume and
@@ -286,30 +302,19 @@ type SessionEntry struct {
 		RTF  string `json:"rtf"`
 	} `json:"stream_measurement_origin,omitempty"`
 
-	raw json.RawMessage
-	obj metrics.Object // as in Row
+	keptJSON
 }
 
 type sessionAlias SessionEntry
 
 // UnmarshalJSON decodes a session entry and keeps its exact JSON.
 func (s *SessionEntry) UnmarshalJSON(b []byte) error {
-	var a sessionAlias
-	if err := json.Unmarshal(b, &a); err != nil {
-		return err
-	}
-	*s = SessionEntry(a)
-	s.raw = append(json.RawMessage(nil), b...)
-	return nil
+	*s = SessionEntry{}
+	return s.decode(b, (*sessionAlias)(s))
 }
 
 // MarshalJSON writes the JSON the entry was decoded (or built) from.
-func (s SessionEntry) MarshalJSON() ([]byte, error) {
-	if b, ok := kept(s.raw, s.obj); ok {
-		return b, nil
-	}
-	return json.Marshal(sessionAlias(s))
-}
+func (s SessionEntry) MarshalJSON() ([]byte, error) { return s.encode(sessionAlias(s)) }
 
 // Key returns the entry's (split, sample_id) merge key.
 func (s SessionEntry) Key() (split, sampleID string, ok bool) {

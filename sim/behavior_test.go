@@ -3,7 +3,6 @@
 package sim
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -82,10 +81,7 @@ func TestBehaviors(t *testing.T) {
 // injected clock makes emit times exact.
 func TestContended(t *testing.T) {
 	t.Parallel()
-	clk := NewManualClock(0)
-	_, hs := newTestServer(t, &Options{Profile: ProfileTest, Clock: clk})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	clk, hs, ctx := newManualServer(t, 30*time.Second)
 	open := func(query string) *rawClient {
 		c := dialRaw(ctx, t, hs.URL, query)
 		c.send(ctx, sessionUpdate())

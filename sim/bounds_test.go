@@ -21,45 +21,36 @@ func TestParamBounds(t *testing.T) {
 	t.Parallel()
 	base := mustProfile(t, ProfileTest)
 	turns := strings.Repeat("1,", MaxTurns) + "1"
+	// Each refused value's error names the parameter.
 	tests := []struct {
-		query, wantErr string
+		param             string
+		refused, accepted []string
 	}{
-		{"sim_response_ms=4e8", "sim_response_ms"},
-		{"sim_response_ms=NaN", "sim_response_ms"},
-		{"sim_response_ms=+Inf", "sim_response_ms"},
-		{"sim_response_ms=0", "sim_response_ms"},
-		{fmt.Sprintf("sim_response_ms=%d", MaxResponseMs), ""},
-		{"sim_rtf=NaN", "sim_rtf"},
-		{"sim_rtf=Inf", "sim_rtf"},
-		{"sim_rtf=1e-300", "sim_rtf"},
-		{"sim_rtf=11", "sim_rtf"},
-		{fmt.Sprintf("sim_rtf=%g", MinRTF), ""},
-		{fmt.Sprintf("sim_rtf=%g", MaxRTF), ""},
-		{"sim_ttfp_ms=NaN", "sim_ttfp_ms"},
-		{"sim_ttfp_ms=-Inf", "sim_ttfp_ms"},
-		{"sim_ttfp_ms=-1", "sim_ttfp_ms"},
-		{"sim_ttfp_ms=1e9", "sim_ttfp_ms"},
-		{fmt.Sprintf("sim_ttfp_ms=%d", MaxTTFPMs), ""},
-		{"sim_packet_ms=9", "sim_packet_ms"},
-		{"sim_packet_ms=10001", "sim_packet_ms"},
-		{"sim_packet_ms=40.5", "sim_packet_ms"},
-		{"sim_packet_ms=NaN", "sim_packet_ms"},
-		{fmt.Sprintf("sim_packet_ms=%d", MinPacketMs), ""},
-		{fmt.Sprintf("sim_packet_ms=%d", MaxPacketMs), ""},
-		{"sim_turns_ms=" + turns, "sim_turns_ms"},
-		{"sim_turns_ms=99999999999", "sim_turns_ms"},
+		{"sim_response_ms", []string{"4e8", "NaN", "+Inf", "0"}, []string{fmt.Sprint(MaxResponseMs)}},
+		{"sim_rtf", []string{"NaN", "Inf", "1e-300", "11"}, []string{fmt.Sprintf("%g", MinRTF), fmt.Sprintf("%g", MaxRTF)}},
+		{"sim_ttfp_ms", []string{"NaN", "-Inf", "-1", "1e9"}, []string{fmt.Sprint(MaxTTFPMs)}},
+		{"sim_packet_ms", []string{"9", "10001", "40.5", "NaN"}, []string{fmt.Sprint(MinPacketMs), fmt.Sprint(MaxPacketMs)}},
+		{"sim_turns_ms", []string{turns, "99999999999"}, nil},
 	}
-	for _, tc := range tests {
-		q, err := parseQuery(tc.query)
+	resolve := func(query string) error {
+		q, err := parseQuery(query)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = (&Options{}).resolve(base, q)
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("%.60s: %v, want accepted", tc.query, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%.60s: err %v, want one naming %s", tc.query, err, tc.wantErr)
+		return err
+	}
+	for _, tc := range tests {
+		for _, v := range tc.refused {
+			query := tc.param + "=" + v
+			if err := resolve(query); err == nil || !strings.Contains(err.Error(), tc.param) {
+				t.Errorf("%.60s: err %v, want one naming %s", query, err, tc.param)
+			}
+		}
+		for _, v := range tc.accepted {
+			if err := resolve(tc.param + "=" + v); err != nil {
+				t.Errorf("%s=%s: %v, want accepted", tc.param, v, err)
+			}
 		}
 	}
 }

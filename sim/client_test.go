@@ -169,6 +169,17 @@ func newTestServer(t testing.TB, opts *Options) (*Server, *httptest.Server) {
 	return s, hs
 }
 
+// newManualServer starts a ProfileTest simulator on a manual clock at 0,
+// with a context that ends after timeout or with the test.
+func newManualServer(t testing.TB, timeout time.Duration) (*ManualClock, *httptest.Server, context.Context) {
+	t.Helper()
+	clk := NewManualClock(0)
+	_, hs := newTestServer(t, &Options{Profile: ProfileTest, Clock: clk})
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	return clk, hs, ctx
+}
+
 // TestRawClientFullSession runs a whole session the way vLLM-Omni's Python
 // client does (handshake, streamed input, final commit, completion rule,
 // acks, session.close) and checks it receives audio and metrics and ends

@@ -66,13 +66,11 @@ func (e *engine) textFrame(t time.Duration, r *response, n int, opening, last bo
 			md = &protocol.EventMetadata{VLLMOmni: vo}
 		}
 	}
-	zero := 0
 	typ := protocol.TypeResponseOutputAudioTranscriptDelta
 	if e.cfg.legacy {
 		typ = protocol.TypeLegacyAudioTranscriptDelta
 	}
-	return e.emit(t, &protocol.TextDelta{ServerHeader: e.header(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
-		Delta: text, Metadata: md}, r.id)
+	return e.emit(t, &protocol.TextDelta{ServerHeader: e.header(typ), ContentRef: r.ref(), Delta: text, Metadata: md}, r.id)
 }
 
 // speakFrame renders response.speak, just before the first audio.
@@ -80,13 +78,11 @@ func (e *engine) speakFrame(t time.Duration, r *response) []byte {
 	if r.state != responseActive {
 		return nil
 	}
-	zero := 0
 	var md *protocol.EventMetadata
 	if vo := e.omniMetadata(r, nil); vo != nil {
 		md = &protocol.EventMetadata{VLLMOmni: vo}
 	}
-	return e.emit(t, &protocol.ResponseSpeak{ServerHeader: e.header(protocol.TypeResponseSpeak), ResponseID: r.id, ItemID: r.itemID,
-		OutputIndex: &zero, ContentIndex: &zero, Metadata: md}, r.id)
+	return e.emit(t, &protocol.ResponseSpeak{ServerHeader: e.header(protocol.TypeResponseSpeak), ContentRef: r.ref(), Metadata: md}, r.id)
 }
 
 // prepareAudio synthesises the next packet of r. Packets of a response
@@ -208,9 +204,7 @@ func (e *engine) audioDelta(r *response, cumMs, sentMs float64, stage map[string
 	if !e.fault(FaultNoAudioDuration) {
 		md.AudioDurationMs = &cumMs
 	}
-	zero := 0
-	d := &protocol.AudioDelta{ServerHeader: e.header(typ), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
-		Format: protocol.FormatPCM16, Metadata: md}
+	d := &protocol.AudioDelta{ServerHeader: e.header(typ), ContentRef: r.ref(), Format: protocol.FormatPCM16, Metadata: md}
 	if e.fault(FaultAudioField) {
 		d.Audio = "\x00pcm"
 	} else {
@@ -250,15 +244,14 @@ func (e *engine) scheduleDone(at time.Duration, r *response) {
 		})
 	}
 	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.OutputDone{ServerHeader: e.header(audioDone), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero}, r.id)
+		return e.emit(t, &protocol.OutputDone{ServerHeader: e.header(audioDone), ContentRef: r.ref()}, r.id)
 	})
 	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.OutputDone{ServerHeader: e.header(textDone), ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero,
+		return e.emit(t, &protocol.OutputDone{ServerHeader: e.header(textDone), ContentRef: r.ref(),
 			Transcript: transcript()}, r.id)
 	})
 	add(func(t time.Duration) []byte {
-		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.header(protocol.TypeResponseContentPartDone), ResponseID: r.id, ItemID: r.itemID,
-			OutputIndex: &zero, ContentIndex: &zero, Part: &protocol.ContentPart{Type: "audio", Transcript: transcript()}}, r.id)
+		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.header(protocol.TypeResponseContentPartDone), ContentRef: r.ref(), Part: &protocol.ContentPart{Type: "audio", Transcript: transcript()}}, r.id)
 	})
 	add(func(t time.Duration) []byte {
 		return e.emit(t, &protocol.OutputItemEvent{ServerHeader: e.header(protocol.TypeResponseOutputItemDone), ResponseID: r.id, OutputIndex: &zero, Item: final()}, r.id)

@@ -50,6 +50,13 @@ type response struct {
 	tpotMs           *float64
 }
 
+// ref locates r's one content part (output 0, content 0), as its output
+// events carry it.
+func (r *response) ref() protocol.ContentRef {
+	zero := 0
+	return protocol.ContentRef{ResponseID: r.id, ItemID: r.itemID, OutputIndex: &zero, ContentIndex: &zero}
+}
+
 // transcript is a spoken response's words, sent in pieces.
 type transcript struct {
 	words    []string
@@ -277,8 +284,7 @@ func (e *engine) scheduleOpening(now time.Duration, r *response) {
 			Item: item("in_progress", []protocol.ContentPart{})}, r.id), actNone
 	})
 	e.schedule(now, r, false, func(t time.Duration) ([]byte, action) {
-		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.header(protocol.TypeResponseContentPartAdded), ResponseID: r.id, ItemID: r.itemID,
-			OutputIndex: &zero, ContentIndex: &zero, Part: &protocol.ContentPart{Type: "audio"}}, r.id), actNone
+		return e.emit(t, &protocol.ContentPartEvent{ServerHeader: e.header(protocol.TypeResponseContentPartAdded), ContentRef: r.ref(), Part: &protocol.ContentPart{Type: "audio"}}, r.id), actNone
 	})
 }
 

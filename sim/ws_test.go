@@ -246,10 +246,7 @@ func TestTransportFaults(t *testing.T) {
 // client that never sends session.update gets config_timeout at 10 s.
 func TestManualClockHandshake(t *testing.T) {
 	t.Parallel()
-	clk := NewManualClock(0)
-	_, hs := newTestServer(t, &Options{Profile: ProfileTest, Clock: clk})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	clk, hs, ctx := newManualServer(t, 20*time.Second)
 	waitWake := func(at time.Duration) {
 		t.Helper()
 		for {
@@ -451,10 +448,7 @@ func TestStalledReaderManualClock(t *testing.T) {
 	for _, fault := range []string{"", FaultStalledReader} {
 		t.Run("fault="+fault, func(t *testing.T) {
 			t.Parallel()
-			clk := NewManualClock(0)
-			_, hs := newTestServer(t, &Options{Profile: ProfileTest, Clock: clk})
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
+			clk, hs, ctx := newManualServer(t, 20*time.Second)
 			c := dialRaw(ctx, t, hs.URL, "sim_fault="+fault)
 			c.send(ctx, sessionUpdate())
 			if _, err := c.until(ctx, typeIs("session.updated")); err != nil {

@@ -240,37 +240,43 @@ func showRaw(raw json.RawMessage, ok bool) string {
 }
 
 func runFrom(obj map[string]json.RawMessage) (Run, error) {
-	var r Run
-	var err error
-	if r.Format, r.Description, err = head(obj); err != nil {
+	format, desc, err := head(obj)
+	if err != nil {
 		return Run{}, err
 	}
-	r.Kind = KindRun
+	r := Run{Format: format, Kind: KindRun, Description: desc}
 	if raw, ok := obj["existing_report"]; ok {
 		r.HasExistingReport = true
 		r.ExistingReport = append(json.RawMessage(nil), bytes.TrimSpace(raw)...)
 	}
-	if raw, ok := obj["sessions"]; ok && !isNull(raw) {
-		if err := json.Unmarshal(raw, &r.Sessions); err != nil {
-			return Run{}, fmt.Errorf("trace: sessions: %w", err)
-		}
+	if err := optList(obj, "sessions", &r.Sessions); err != nil {
+		return Run{}, err
 	}
 	return r, nil
 }
 
 func engineFrom(obj map[string]json.RawMessage) (EngineTPOT, error) {
-	var e EngineTPOT
-	var err error
-	if e.Format, e.Description, err = head(obj); err != nil {
+	format, desc, err := head(obj)
+	if err != nil {
 		return EngineTPOT{}, err
 	}
-	e.Kind = KindEngineTPOT
-	if raw, ok := obj["outputs"]; ok && !isNull(raw) {
-		if err := json.Unmarshal(raw, &e.Outputs); err != nil {
-			return EngineTPOT{}, fmt.Errorf("trace: outputs: %w", err)
-		}
+	e := EngineTPOT{Format: format, Kind: KindEngineTPOT, Description: desc}
+	if err := optList(obj, "outputs", &e.Outputs); err != nil {
+		return EngineTPOT{}, err
 	}
 	return e, nil
+}
+
+// optList decodes obj[key] into dst unless it is missing or null.
+func optList(obj map[string]json.RawMessage, key string, dst any) error {
+	raw, ok := obj[key]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("trace: %s: %w", key, err)
+	}
+	return nil
 }
 
 // truthy reports Python truthiness of a raw JSON value (missing = false).

@@ -12,9 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func sp(s string) *string { return &s }
-
-func fp(f float64) *float64 { return &f }
+func ptr[T any](v T) *T { return &v }
 
 func TestDecode(t *testing.T) {
 	t.Parallel()
@@ -114,8 +112,8 @@ func TestSessionRoundTrip(t *testing.T) {
 	t.Parallel()
 	in := trace.Session{
 		Format: trace.Format, Kind: trace.KindSession,
-		Session: trace.SessionMeta{SampleID: sp("560"), Split: sp("RTD_OCR"), SessionIDNull: true,
-			StreamStartMs: fp(5000), InputAudioDurationMs: fp(8000), Extra: json.RawMessage(`{"frame_ms":200}`)},
+		Session: trace.SessionMeta{SampleID: ptr("560"), Split: ptr("RTD_OCR"), SessionIDNull: true,
+			StreamStartMs: ptr(5000.0), InputAudioDurationMs: ptr(8000.0), Extra: json.RawMessage(`{"frame_ms":200}`)},
 		Events: []trace.Event{{TMs: 5000, Dir: trace.DirSend, Event: json.RawMessage(`{"type":"input_audio_buffer.append","audio":"AAAA"}`)},
 			{TMs: 5100, Dir: trace.DirLocal, Event: json.RawMessage(`{"type":"duplexscope.pacing"}`)}},
 	}

@@ -43,6 +43,7 @@ type structInfo struct {
 	fields   map[string]field // by JSON key
 	hasExtra bool             // Extra field, or an embedded Header / ServerHeader
 	isEvent  bool             // embeds Header or ServerHeader
+	embeds   []string         // other embedded struct types, whose fields it promotes
 }
 
 // Generate returns the gofmt'ed Output for the protocol package in dir.
@@ -144,15 +145,40 @@ func readStructs(dir string) (map[string]*structInfo, error) {
 			return false
 		})
 	}
+	for _, s := range structs {
+		promote(s, structs)
+	}
 	return structs, nil
+}
+
+// promote adds the fields of s's embedded structs to s, as encoding/json
+// reads them; a field of s's own wins over a promoted one of the same key.
+func promote(s *structInfo, structs map[string]*structInfo) {
+	for _, name := range s.embeds {
+		e := structs[name]
+		if e == nil {
+			continue
+		}
+		promote(e, structs)
+		for k, f := range e.fields {
+			if _, own := s.fields[k]; !own {
+				s.fields[k] = f
+			}
+		}
+	}
+	s.embeds = nil
 }
 
 func structOf(st *ast.StructType) *structInfo {
 	s := &structInfo{fields: map[string]field{}}
 	for _, f := range st.Fields.List {
 		if len(f.Names) == 0 {
-			if id, ok := f.Type.(*ast.Ident); ok && (id.Name == "Header" || id.Name == "ServerHeader") {
-				s.isEvent, s.hasExtra = true, true
+			if id, ok := f.Type.(*ast.Ident); ok {
+				if id.Name == "Header" || id.Name == "ServerHeader" {
+					s.isEvent, s.hasExtra = true, true
+				} else {
+					s.embeds = append(s.embeds, id.Name)
+				}
 			}
 			continue
 		}

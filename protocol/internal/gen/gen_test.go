@@ -22,6 +22,13 @@ type Ev struct {
 	Seq        *int64  ` + "`json:\"seq,omitempty\"`" + `
 	N          int     ` + "`json:\"n\"`" + `
 }
+type Ref struct {
+	ResponseID string ` + "`json:\"response_id,omitempty\"`" + `
+}
+type EvRef struct {
+	ServerHeader
+	Ref
+}
 `
 
 // TestGenerate checks what a row generates and that rows the types cannot
@@ -45,6 +52,8 @@ func TestGenerate(t *testing.T) {
 			}},
 		{name: "id identity, string required", table: "event Ev id response_id TypeEv\n",
 			want: []string{"return e.ResponseID }", `need(e.Type, []bool{e.ResponseID != ""}, "response_id")`}},
+		{name: "field of an embedded struct", table: "event EvRef id response_id TypeEvRef\n",
+			want: []string{"func (e *EvRef) ResponseIdentity() string { return e.ResponseID }", `need(e.Type, []bool{e.ResponseID != ""}, "response_id")`}},
 		{name: "accepts any", table: "event Ev - - TypeEv\n",
 			want: []string{"func (e *Ev) Validate() error { return nil }"}},
 		{name: "own validate writes none", table: "event Ev - own TypeEv\n",
