@@ -16,6 +16,7 @@ import (
 	"github.com/duplexscope/duplexscope/internal/bench"
 	"github.com/duplexscope/duplexscope/internal/browsertest"
 	"github.com/duplexscope/duplexscope/report"
+	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -199,7 +200,7 @@ func runStalled(t *testing.T, s *stack, thread string) threadFigures {
 	if meta.StallMs != stallMs || meta.StallEveryMs != stallEveryMs {
 		t.Errorf("%s: wire log records stall_ms=%d stall_every_ms=%d, want %d, %d", thread, meta.StallMs, meta.StallEveryMs, stallMs, stallEveryMs)
 	}
-	var tru bench.Truth
+	var tru sim.Truth
 	s.getJSON(t, "/sim/sessions/"+url.PathEscape(rep.Sessions[0].SessionID)+"/truth", &tru)
 
 	lags := bench.PacingLags(tr.Events)

@@ -15,6 +15,7 @@ import (
 	"github.com/duplexscope/duplexscope/dataset"
 	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/session"
+	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -86,7 +87,7 @@ func (e Errors) All() []float64 {
 // CompareTruth computes, for every response of truth, the client interval minus
 // the true interval for created → first text, created → first audio and
 // first → last audio (the last only when the response had ≥ 2 packets).
-func CompareTruth(st map[string]*Stamps, truth Truth) Errors {
+func CompareTruth(st map[string]*Stamps, truth sim.Truth) Errors {
 	var e Errors
 	for _, r := range truth.Responses {
 		if r.CreatedMs == nil {
@@ -127,7 +128,7 @@ func CompareTruth(st map[string]*Stamps, truth Truth) Errors {
 // the client receive interval minus the true emit interval (ms): the
 // receive-stamp error of every server frame, not only of the few
 // per-response instants.
-func FrameErrors(events []trace.Event, truth []TruthEvent) ([]float64, error) {
+func FrameErrors(events []trace.Event, truth []sim.TruthEvent) ([]float64, error) {
 	delays, err := FrameDelays(events, truth)
 	var out []float64
 	for k := 1; k < len(delays); k++ {
@@ -144,7 +145,7 @@ func FrameErrors(events []trace.Event, truth []TruthEvent) ([]float64, error) {
 // reads that much above the others. Pairing stops at the end of either
 // list; a frame whose type disagrees is an error (the lists are not the
 // same stream), never silently paired.
-func FrameDelays(events []trace.Event, truth []TruthEvent) ([]float64, error) {
+func FrameDelays(events []trace.Event, truth []sim.TruthEvent) ([]float64, error) {
 	var out []float64
 	k := 0
 	for _, e := range events {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/trace"
 )
 
@@ -33,7 +34,7 @@ func TestCompareTruth(t *testing.T) {
 		ev(2200, `{"type":"response.created","response":{"id":"listen"}}`),
 		{TMs: 2300, Dir: trace.DirSend, Event: json.RawMessage(`{"type":"response.created","response":{"id":"sent"}}`)},
 	}
-	truth := Truth{Responses: []TruthResponse{
+	truth := sim.Truth{Responses: []sim.TruthResponse{
 		// true intervals: text 40, audio 80, audio span 700.5
 		{ResponseID: "r1", CreatedMs: f(500), FirstTextMs: f(540), FirstAudioMs: f(580), LastAudioMs: f(1280.5)},
 		// one packet: no span; created → audio true 99
@@ -70,7 +71,7 @@ func TestFrameErrors(t *testing.T) {
 		recv(450.5, "response.output_audio.delta"), // stamped 250 ms late (a stall)
 		recv(460, "response.done"),
 	}
-	truth := []TruthEvent{
+	truth := []sim.TruthEvent{
 		{Type: "session.created", TMs: 5000},
 		{Type: "response.created", TMs: 5049},
 		{Type: "response.output_audio.delta", TMs: 5100},

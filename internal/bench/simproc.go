@@ -130,36 +130,10 @@ func ServeSimChild() error {
 	return s.Close()
 }
 
-// Truth is the part of GET /sim/sessions/{id}/truth the bench uses
+// GetTruth fetches a session's ground truth from the simulator at base
 // (simulator monotonic ms).
-type Truth struct {
-	SessionID string          `json:"session_id"`
-	Responses []TruthResponse `json:"responses"`
-	// Events are every frame the simulator emitted, in emit order (its
-	// clock just before the websocket write).
-	Events []TruthEvent `json:"events"`
-}
-
-// TruthEvent is one emitted frame of the truth.
-type TruthEvent struct {
-	Type       string  `json:"type"`
-	ResponseID string  `json:"response_id,omitempty"`
-	TMs        float64 `json:"t_ms"`
-}
-
-// TruthResponse is one response's true emit instants.
-type TruthResponse struct {
-	ResponseID   string   `json:"response_id"`
-	Kind         string   `json:"kind"`
-	CreatedMs    *float64 `json:"created_ms"`
-	FirstTextMs  *float64 `json:"first_text_ms"`
-	FirstAudioMs *float64 `json:"first_audio_ms"`
-	LastAudioMs  *float64 `json:"last_audio_ms"`
-}
-
-// GetTruth fetches a session's ground truth from the simulator at base.
-func GetTruth(ctx context.Context, base, id string) (Truth, error) {
-	var truth Truth
+func GetTruth(ctx context.Context, base, id string) (sim.Truth, error) {
+	var truth sim.Truth
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/sim/sessions/"+url.PathEscape(id)+"/truth", nil)
 	if err != nil {
 		return truth, err
