@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexscope/duplexscope/internal/cputime"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/trace"
 )
@@ -113,11 +114,11 @@ func BenchmarkAdd(b *testing.B) {
 // CPU time (all goroutines, GC included) per op.
 func loopCPU(b *testing.B, op func()) {
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Self()
 	for b.Loop() {
 		op()
 	}
-	if c := cpuTime(); c > 0 {
+	if c := cputime.Self(); c > 0 {
 		b.ReportMetric(float64(c-c0)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/duplexscope/duplexscope/internal/cputime"
 )
 
 // Baselines for the metrics benchmarks (BENCHMARKS.md "Metrics and archive
@@ -36,7 +38,7 @@ func baselineEvents(n, payloadBytes int) [][]byte {
 func BenchmarkBaselineJSON10k(b *testing.B) {
 	evs := baselineEvents(10000, 3)
 	b.ReportAllocs()
-	c0 := cpuSelf()
+	c0 := cputime.Self()
 	for b.Loop() {
 		for _, e := range evs {
 			var v map[string]any
@@ -55,7 +57,7 @@ func BenchmarkBaselineJSONEvent(b *testing.B) {
 	evs := baselineEvents(200, 4800)
 	b.ReportAllocs()
 	i := 0
-	c0 := cpuSelf()
+	c0 := cputime.Self()
 	for b.Loop() {
 		var v map[string]any
 		if err := json.Unmarshal(evs[i%len(evs)], &v); err != nil {
@@ -67,7 +69,7 @@ func BenchmarkBaselineJSONEvent(b *testing.B) {
 }
 
 func reportCPU(b *testing.B, c0 time.Duration) {
-	if c := cpuSelf(); c > 0 {
+	if c := cputime.Self(); c > 0 {
 		b.ReportMetric(float64(c-c0)/float64(b.N), "cpu-ns/op")
 	}
 }

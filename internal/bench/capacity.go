@@ -10,18 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
-
-// cpuSelf is this process's user + system CPU time (getrusage).
-func cpuSelf() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // cpuPid is another process's user + system CPU time (/proc/PID/stat).
 func cpuPid(pid int) time.Duration {

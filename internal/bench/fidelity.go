@@ -13,6 +13,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/audio"
 	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/internal/cputime"
 	"github.com/duplexscope/duplexscope/protocol"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/sim"
@@ -276,7 +277,7 @@ func slots(n int, stagger time.Duration, frac float64) func(i int) time.Duration
 // after now, and returns the timing with each session's result and error.
 func staggered[R any](pcms [][]byte, at func(i int) time.Duration, one func(i int, pcm []byte) (R, error)) (FidelityResult, []R, []error) {
 	res := FidelityResult{Sessions: len(pcms), Start: time.Now()}
-	cpu0 := cpuSelf()
+	cpu0 := cputime.Self()
 	results := make([]R, len(pcms))
 	errs := make([]error, len(pcms))
 	var wg sync.WaitGroup
@@ -289,7 +290,7 @@ func staggered[R any](pcms [][]byte, at func(i int) time.Duration, one func(i in
 		}()
 	}
 	wg.Wait()
-	res.Elapsed, res.CPU = time.Since(res.Start), cpuSelf()-cpu0
+	res.Elapsed, res.CPU = time.Since(res.Start), cputime.Self()-cpu0
 	return res, results, errs
 }
 
