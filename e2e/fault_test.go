@@ -3,21 +3,18 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"io"
+	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server/archive"
 )
@@ -127,11 +124,7 @@ func TestBrowserFaults(t *testing.T) {
 				t.Fatalf("waiting for the archived report: %v (phase %q, status %q)", err, phase, text)
 			}
 			t.Logf("%s: page status (phase %s): %q", tc.fault, phase, text)
-			for _, m := range tc.msg {
-				if !strings.Contains(text, m) {
-					t.Errorf("status %q does not contain %q", text, m)
-				}
-			}
+			testkit.Mentions(t, fmt.Sprintf("status %q", text), text, tc.msg, nil)
 			id, _ := attr(ctx, "#share", "data-report-id")
 			rep := checkArchived(t, s, id, !tc.fails, tc.rows)
 			if tc.check != nil {
@@ -189,14 +182,6 @@ func checkArchived(t *testing.T, s *stack, id string, complete bool, minRows int
 	return rep
 }
 
-// postRecord is one POST /api/reports the archive handled.
-type postRecord struct {
-	Key      string
-	Code     int
-	Replayed bool
-	Lost     bool // the answer was replaced by a 503 (acknowledgement lost)
-}
-
 // TestPendingUploadLostAck: the archive stores the page's upload but the
 // answer is lost (the page sees a 503), so the page queues the report in
 // localStorage. On the next visit it re-sends it with the same
@@ -208,32 +193,7 @@ func TestPendingUploadLostAck(t *testing.T) {
 	t.Parallel() // no timing bound: may run beside another test (doc.go)
 	requireBuild(t)
 	s := startStack(t)
-	var loseAck atomic.Bool
-	var mu sync.Mutex
-	var posts []postRecord
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/api/reports" {
-			s.Server.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		s.Server.ServeHTTP(rec, r)
-		lost := loseAck.Load()
-		mu.Lock()
-		posts = append(posts, postRecord{Key: r.Header.Get("Idempotency-Key"), Code: rec.Code,
-			Replayed: rec.Header().Get("Idempotent-Replayed") == "true", Lost: lost})
-		mu.Unlock()
-		if lost {
-			http.Error(w, `{"error":"gateway lost the archive's answer (test)"}`, http.StatusServiceUnavailable)
-			return
-		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = io.Copy(w, bytes.NewReader(rec.Body.Bytes()))
-	}))
-	t.Cleanup(front.Close) // after the browser's
+	front := testkit.NewLossyGateway(t, s.Server) // closes after the browser
 
 	ctx := browser(t, fakeMic, 4*time.Minute)
 	stored := func() []archive.Meta {
@@ -245,7 +205,7 @@ func TestPendingUploadLostAck(t *testing.T) {
 	}
 
 	// 1. The session (error_event) ends; its upload is stored, the answer lost.
-	loseAck.Store(true)
+	front.Lose.Store(true)
 	q := faultQuery(wsOf(front.URL), "error_event")
 	open(t, ctx, front.URL+"/?"+q.Encode())
 	if err := awaitKept(ctx, 2*time.Minute); err != nil {
@@ -260,18 +220,17 @@ func TestPendingUploadLostAck(t *testing.T) {
 		t.Fatalf("archive holds %d reports after the lost answer, want 1 (it stored the upload)", len(items))
 	}
 	id := items[0].ID
-	mu.Lock()
+	posts := front.Posts()
 	if len(posts) != 1 || posts[0].Code != http.StatusCreated || !posts[0].Lost || !strings.HasPrefix(posts[0].Key, "ds-") {
 		t.Fatalf("POSTs so far %+v, want one stored (201) whose answer was lost, with an Idempotency-Key", posts)
 	}
 	key := posts[0].Key
-	mu.Unlock()
 	if code := statusOf(t, s.URL+"/api/reports/"+id+"/attachments/wire-log.json"); code != http.StatusNotFound {
 		t.Fatalf("wire log before the retry: %d, want 404 (the page never got the id)", code)
 	}
 
 	// 2. Next visit, answers get through: the queue is delivered once.
-	loseAck.Store(false)
+	front.Lose.Store(false)
 	open(t, ctx, front.URL+"/")
 	if err := pollUntil(ctx, time.Minute, func() (bool, error) {
 		n, err := pendingUploads(ctx)
@@ -279,9 +238,7 @@ func TestPendingUploadLostAck(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the queued report was never acknowledged: %v", err)
 	}
-	mu.Lock()
-	got := append([]postRecord(nil), posts...)
-	mu.Unlock()
+	got := front.Posts()
 	if len(got) != 2 || got[1].Key != key || got[1].Code != http.StatusCreated || !got[1].Replayed || got[1].Lost {
 		t.Errorf("POSTs %+v, want exactly 2 with key %s, the retry answered 201 Idempotent-Replayed", got, key)
 	}

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/duplexscope/duplexscope/internal/browsertest"
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/server/archive"
 )
@@ -84,11 +86,7 @@ func TestBrowserLinkShowsWhatRuns(t *testing.T) {
 	if !strings.HasPrefix(text, "alert ") {
 		t.Errorf("the link's errors are not an alert: %q", text)
 	}
-	for _, w := range want {
-		if !strings.Contains(text, w) {
-			t.Errorf("the page's link errors %q do not say %q", text, w)
-		}
-	}
+	testkit.Mentions(t, fmt.Sprintf("the page's link errors %q", text), text, want, nil)
 	src, _ := evalString(ctx, `document.getElementById("in-source").value`)
 	if src != "dataset:nope" {
 		t.Errorf("the form's input shows %q, want dataset:nope (what the link names, flagged)", src)

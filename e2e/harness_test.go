@@ -4,9 +4,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/duplexscope/duplexscope/internal/browsertest"
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/server"
 )
 
@@ -74,21 +73,7 @@ func startStackWith(t testing.TB, edit func(*server.Config)) *stack {
 // getJSON fetches path from the stack into out.
 func (s *stack) getJSON(t testing.TB, path string, out any) []byte {
 	t.Helper()
-	res, err := http.Get(s.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s: %s", path, res.Status, b)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("GET %s: %v", path, err)
-		}
-	}
-	return b
+	return testkit.GetJSON(t, s.URL+path, out)
 }
 
 // fakeMic is what the browsers' fake microphone plays unless a test says

@@ -15,6 +15,7 @@ import (
 
 	"github.com/duplexscope/duplexscope/internal/bench"
 	"github.com/duplexscope/duplexscope/internal/browsertest"
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/sim"
 	"github.com/duplexscope/duplexscope/trace"
@@ -300,16 +301,7 @@ func TestStallParam(t *testing.T) {
 			if st.Thread != tc.thread {
 				t.Errorf("session thread select %q, want %q", st.Thread, tc.thread)
 			}
-			for _, w := range tc.linkHas {
-				if !strings.Contains(st.Link, w) {
-					t.Errorf("link %q does not carry %s", st.Link, w)
-				}
-			}
-			for _, w := range tc.linkHasNot {
-				if strings.Contains(st.Link, w) {
-					t.Errorf("link %q carries %s", st.Link, w)
-				}
-			}
+			testkit.Mentions(t, fmt.Sprintf("link %q", st.Link), st.Link, tc.linkHas, tc.linkHasNot)
 			if tc.errContains != "" && !strings.Contains(st.Errors, tc.errContains) {
 				t.Errorf("the page does not say %q; it shows: %q", tc.errContains, st.Errors)
 			}

@@ -5,6 +5,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server/archive"
@@ -159,16 +161,7 @@ func TestCompareHeadlineFollowsRows(t *testing.T) {
 			if outcome != tc.outcome {
 				t.Errorf("outcome %q, want %q (%s)", outcome, tc.outcome, got.Text)
 			}
-			for _, w := range tc.want {
-				if !strings.Contains(got.Text, w) {
-					t.Errorf("headline %q lacks %q", got.Text, w)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(got.Text, n) {
-					t.Errorf("headline %q says %q", got.Text, n)
-				}
-			}
+			testkit.Mentions(t, fmt.Sprintf("headline %q", got.Text), got.Text, tc.want, tc.not)
 		})
 	}
 }

@@ -3,8 +3,11 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/duplexscope/duplexscope/internal/testkit"
 )
 
 // TestScrubLinks: every way of writing a link outside script elements is
@@ -53,11 +56,7 @@ func TestListenTemplate(t *testing.T) {
 			if err := pageTemplates["share"].ExecuteTemplate(&b, "listen", p); err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range c.want {
-				if !strings.Contains(b.String(), w) {
-					t.Errorf("listen section lacks %s:\n%s", w, b.String())
-				}
-			}
+			testkit.Mentions(t, fmt.Sprintf("listen section %q", b.String()), b.String(), c.want, nil)
 			if c.v.Input == "" && strings.Contains(b.String(), `data-lane="input"`) {
 				t.Errorf("an input-only player without a URL:\n%s", b.String())
 			}

@@ -3,11 +3,13 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 )
@@ -42,18 +44,14 @@ func TestHistoryTeams(t *testing.T) {
 		return m
 	}
 	fr := row(failed)
-	for _, want := range []string{`data-complete="false"`, `data-badge="status" data-value="incomplete"`, `data-badge="client" data-value="browser"`,
-		`data-badge="target" data-value="server"`, "gpu.example:8099", `name="ids" value="` + failed + `" form="compare-form"`} {
-		if !strings.Contains(fr, want) {
-			t.Errorf("failed run's row lacks %s:\n%s", want, fr)
-		}
-	}
+	testkit.Mentions(t, fmt.Sprintf("failed run's row %q", fr), fr, []string{
+		`data-complete="false"`, `data-badge="status" data-value="incomplete"`, `data-badge="client" data-value="browser"`,
+		`data-badge="target" data-value="server"`, "gpu.example:8099", `name="ids" value="` + failed + `" form="compare-form"`,
+	}, nil)
 	or := row(ok)
-	for _, want := range []string{"nightly &lt;b&gt;A&lt;/b&gt;", `data-value="cli"`, `data-badge="target" data-value="sim"`, `<li class="tag">gpu-a</li>`, `data-complete="true"`} {
-		if !strings.Contains(or, want) {
-			t.Errorf("named run's row lacks %s:\n%s", want, or)
-		}
-	}
+	testkit.Mentions(t, fmt.Sprintf("named run's row %q", or), or, []string{
+		"nightly &lt;b&gt;A&lt;/b&gt;", `data-value="cli"`, `data-badge="target" data-value="sim"`, `<li class="tag">gpu-a</li>`, `data-complete="true"`,
+	}, nil)
 	if strings.Contains(or, `data-value="incomplete"`) {
 		t.Error("a complete run is badged incomplete")
 	}

@@ -16,6 +16,7 @@ import (
 	"testing/fstest"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 )
@@ -205,16 +206,7 @@ func TestShareTranscripts(t *testing.T) {
 				`<audio controls preload="metadata" src="/api/reports/`+id+`/audio/mix.wav?session=0" data-lane="mix">`,
 				`data-response="resp_0" data-start-s="1.250"`, `data-response="resp_1" data-start-s="1.750"`,
 				`href="/api/reports/`+id+`/export?format=html"`, `id="chart-session"`)
-			for _, w := range want {
-				if !strings.Contains(page, w) {
-					t.Errorf("page lacks %q", w)
-				}
-			}
-			for _, f := range c.forbidden {
-				if strings.Contains(page, f) {
-					t.Errorf("page holds %q", f)
-				}
-			}
+			testkit.Mentions(t, "page", page, want, c.forbidden)
 		})
 	}
 }
@@ -263,17 +255,9 @@ func TestExportHTML(t *testing.T) {
 	if audioSrc != 1 {
 		t.Errorf("%d inline audio sources, want 1 (the session's mixed lane)", audioSrc)
 	}
-	for _, f := range []string{"http://", "https://", "/assets/", "/api/", "/web/", "<link", "@import", "url("} {
-		if strings.Contains(markup, f) {
-			t.Errorf("export markup holds %q", f)
-		}
-	}
-	for _, w := range []string{"/* echarts */", `data-chart="chart-session"`, "echarts.init(", `<q>hi &lt;there&gt;</q>`,
-		`<meta http-equiv="Content-Security-Policy"`} {
-		if !strings.Contains(doc, w) {
-			t.Errorf("export lacks %q", w)
-		}
-	}
+	testkit.Mentions(t, "export markup", markup, nil, []string{"http://", "https://", "/assets/", "/api/", "/web/", "<link", "@import", "url("})
+	testkit.Mentions(t, "export", doc, []string{"/* echarts */", `data-chart="chart-session"`, "echarts.init(", `<q>hi &lt;there&gt;</q>`,
+		`<meta http-equiv="Content-Security-Policy"`}, nil)
 
 	// the export says what the share page says: the same verdict
 	_, _, share := e.do("GET", "/r/"+id, nil)

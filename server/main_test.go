@@ -17,6 +17,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/server/archive"
 )
@@ -136,11 +137,7 @@ func newEnv(t *testing.T, edit func(*server.Config)) *env {
 		t.Fatal(err)
 	}
 	e.srv = s
-	e.http = httptest.NewServer(s)
-	t.Cleanup(func() {
-		e.http.Close()
-		s.Close()
-	})
+	e.http = testkit.Serve(t, s, s)
 	return e
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/report"
 )
 
@@ -119,11 +120,7 @@ func TestShareVerdict(t *testing.T) {
 			if v := report.Judge(rep); v.Code != m[1] {
 				t.Errorf("page says %q, report.Judge says %q", m[1], v.Code)
 			}
-			for _, s := range tc.contains {
-				if !strings.Contains(page, s) {
-					t.Errorf("page lacks %q", s)
-				}
-			}
+			testkit.Mentions(t, "page", page, tc.contains, nil)
 			for _, s := range tc.lacks {
 				if strings.Contains(strings.ToLower(page), strings.ToLower(s)) {
 					i := strings.Index(strings.ToLower(page), strings.ToLower(s))

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/duplexscope/duplexscope/dataset"
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/metrics"
 	"github.com/duplexscope/duplexscope/session"
 	"github.com/duplexscope/duplexscope/sim"
@@ -37,12 +38,7 @@ func startSim(t testing.TB) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s)
-	t.Cleanup(func() {
-		ts.Close()
-		s.Close()
-	})
-	return ts
+	return testkit.Serve(t, s, s)
 }
 
 func wsURL(ts *httptest.Server) string {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/duplexscope/duplexscope/internal/testkit"
 )
 
 // speechPCM returns 16 kHz PCM16 bytes: for each (speechMs, silenceMs)
@@ -161,12 +163,7 @@ func newTestServer(t testing.TB, opts *Options) (*Server, *httptest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		hs.Close()
-		_ = s.Close()
-	})
-	return s, hs
+	return s, testkit.Serve(t, s, s)
 }
 
 // newManualServer starts a ProfileTest simulator on a manual clock at 0,

@@ -11,18 +11,17 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/duplexscope/duplexscope/audio"
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/server/archive"
@@ -490,11 +489,7 @@ func (e *faultEnv) checkFault(t *testing.T, tc faultCase) (*faultRun, string) {
 	if fr.code != wantCode {
 		t.Errorf("exit %d, want %d\nstderr: %s", fr.code, wantCode, fr.stderr)
 	}
-	for _, m := range tc.msg {
-		if !strings.Contains(fr.stderr, m) {
-			t.Errorf("stderr %q does not contain %q", fr.stderr, m)
-		}
-	}
+	testkit.Mentions(t, fmt.Sprintf("stderr %q", fr.stderr), fr.stderr, tc.msg, nil)
 	if fr.rep.Complete == tc.fails {
 		t.Errorf("report complete = %v, want %v", fr.rep.Complete, !tc.fails)
 	}
@@ -547,7 +542,7 @@ func (e *faultEnv) archived(t *testing.T, stdout string) (*report.Report, *archi
 	var page struct {
 		Reports []archive.Meta `json:"reports"`
 	}
-	getJSON(t, e.archive+"/api/reports?limit=500", &page)
+	testkit.GetJSON(t, e.archive+"/api/reports?limit=500", &page)
 	if i := slices.IndexFunc(page.Reports, func(m archive.Meta) bool { return m.ID == id }); i >= 0 {
 		return r, &page.Reports[i]
 	}
@@ -795,34 +790,11 @@ func (e *faultEnv) simSessions(t *testing.T) []string {
 // re-sends it, and the archive must still hold exactly one copy.
 func TestRunUploadLostAck(t *testing.T) {
 	e := startFaultEnv(t)
-	var lose atomic.Bool
-	var mu sync.Mutex
-	var keys []string
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/api/reports" {
-			e.archH.ServeHTTP(w, r)
-			return
-		}
-		mu.Lock()
-		keys = append(keys, r.Header.Get("Idempotency-Key"))
-		mu.Unlock()
-		rec := httptest.NewRecorder()
-		e.archH.ServeHTTP(rec, r)
-		if lose.Load() {
-			http.Error(w, `{"error":"gateway lost the archive's answer (test)"}`, http.StatusServiceUnavailable)
-			return
-		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(rec.Code)
-		_, _ = w.Write(rec.Body.Bytes())
-	}))
-	defer front.Close()
+	front := testkit.NewLossyGateway(t, e.archH)
 	out := filepath.Join(t.TempDir(), "out")
 	args := []string{"run", "--url", e.ws + "?sim_profile=test", "--model", "sim", "--dataset", e.dataset, "--out", out,
 		"--settle", "300ms", "--progress=false", "--upload", front.URL}
-	lose.Store(true)
+	front.Lose.Store(true)
 	var so, se bytes.Buffer
 	if code := realMain(args, &so, &se); code == 0 || !strings.Contains(se.String(), "results are in "+out) {
 		t.Fatalf("lost answer: exit %d, stderr %q; want non-zero naming %s", code, se.String(), out)
@@ -840,14 +812,16 @@ func TestRunUploadLostAck(t *testing.T) {
 	if n := count(); n != 1 {
 		t.Fatalf("archive holds %d reports after the lost answer, want 1 (it stored the upload)", n)
 	}
-	lose.Store(false)
+	front.Lose.Store(false)
 	so.Reset()
 	se.Reset()
 	if code := realMain(append(args, "--resume"), &so, &se); code != 0 {
 		t.Fatalf("resume upload: exit %d: %s", code, se.String())
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	var keys []string
+	for _, p := range front.Posts() {
+		keys = append(keys, p.Key)
+	}
 	if n := count(); n != 1 {
 		t.Errorf("archive holds %d reports after the retry, want 1: the retry's Idempotency-Key %q differs from the first %q",
 			n, keys[len(keys)-1], keys[0])

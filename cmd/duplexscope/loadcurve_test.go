@@ -5,9 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/metrics/loadcurve"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server/loadrun"
@@ -85,7 +84,7 @@ func TestRunLoadCurveShards(t *testing.T) {
 	}
 	// The live view pools both runners.
 	var st loadrun.Status
-	getJSON(t, e.archive+"/api/loadruns/lc-shards", &st)
+	testkit.GetJSON(t, e.archive+"/api/loadruns/lc-shards", &st)
 	if st.Shards != 2 || fmt.Sprint(st.Runners) != "[1 2]" || st.Sessions != 6 || len(st.Levels) != 2 || !st.Levels[0].Complete() || !st.Levels[1].Complete() {
 		t.Fatalf("live status %+v", st)
 	}
@@ -95,7 +94,7 @@ func TestRunLoadCurveShards(t *testing.T) {
 		ShardsReceived []int         `json:"shards_received"`
 		Final          bool          `json:"final"`
 	}
-	getJSON(t, e.archive+"/api/runs/lc-shards", &run)
+	testkit.GetJSON(t, e.archive+"/api/runs/lc-shards", &run)
 	lc := run.Report.LoadCurve
 	if !run.Final || lc == nil || len(lc.Sessions) != 6 || len(lc.Levels) != 2 {
 		t.Fatalf("merged run final %v, load curve %+v", run.Final, lc)
@@ -191,20 +190,4 @@ func mustTrace(t *testing.T, path string) *trace.Session {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func getJSON(t *testing.T, u string, v any) {
-	t.Helper()
-	res, err := http.Get(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s: %s", u, res.Status, b)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("GET %s: %v", u, err)
-	}
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/sim"
 )
@@ -33,12 +34,7 @@ func serveSim(t *testing.T) (*sim.Server, *httptest.Server) {
 	for _, p := range sim.Routes() {
 		mux.Handle(p, s)
 	}
-	ts := httptest.NewServer(mux)
-	t.Cleanup(func() {
-		ts.Close()
-		s.Close()
-	})
-	return s, ts
+	return s, testkit.Serve(t, mux, s)
 }
 
 // startSim is serveSim with the realtime endpoint's ws:// URL.

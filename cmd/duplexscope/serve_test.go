@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duplexscope/duplexscope/internal/testkit"
 	"github.com/duplexscope/duplexscope/report"
 	"github.com/duplexscope/duplexscope/server"
 	"github.com/duplexscope/duplexscope/server/archive"
@@ -331,12 +332,7 @@ func startArchive(t *testing.T, cfg server.Config) (*httptest.Server, *server.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ts.Close()
-		srv.Close()
-	})
-	return ts, srv
+	return testkit.Serve(t, srv, srv), srv
 }
 
 // startArchiveSim serves an in-memory archive and the embedded simulator,

@@ -3,10 +3,9 @@
 package main
 
 import (
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/duplexscope/duplexscope/internal/testkit"
 )
 
 // TestWorkerDeps keeps the session worker's wasm small: under GOOS=js it
@@ -14,19 +13,7 @@ import (
 // crypto/tls and x509) was 375 KB of the worker's brotli size when
 // coder/websocket's browser build brought it in.
 func TestWorkerDeps(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", ".")
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	deps := map[string]bool{}
-	for _, p := range strings.Fields(string(out)) {
-		deps[p] = true
-	}
-	if !deps["github.com/duplexscope/duplexscope/session"] {
-		t.Fatalf("go list -deps does not list session; got %d packages", len(deps))
-	}
+	deps := testkit.Deps(t, "github.com/duplexscope/duplexscope/session", "GOOS=js", "GOARCH=wasm")
 	for _, p := range []string{
 		"net/http",
 		"crypto/tls",

@@ -49,6 +49,9 @@ var rules = []rule{
 // baseline the benchmark measures the page's size against.
 const goApp = "github.com/maxence-charriere/go-app"
 
+// testkit is the tests' shared helpers: test files only may import it.
+const testkit = module + "internal/testkit"
+
 func TestImports(t *testing.T) {
 	root := filepath.Join("..", "..")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -71,6 +74,9 @@ func TestImports(t *testing.T) {
 			imp, _ := strconv.Unquote(is.Path.Value)
 			if strings.HasPrefix(imp, goApp) && rel != "app" && !strings.HasPrefix(rel, "app/") && rel != "cmd/wasm" && rel != "internal/bench/hello" && !strings.HasPrefix(rel, "e2e") {
 				t.Errorf("%s imports go-app; only app/ may", path)
+			}
+			if imp == testkit {
+				t.Errorf("%s imports %s, which is for tests only", path, imp)
 			}
 			r, ok := ruleFor(rel)
 			if !ok || isStd(imp) {
