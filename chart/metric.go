@@ -75,7 +75,7 @@ var specs = map[Metric]metricSpec{
 	RTF: {title: "RTF — generation time / audio length", unit: "×",
 		marks: []opts.MarkLineNameYAxisItem{{Name: "real time (1.0)", YAxis: 1}}},
 	TPOT: {title: "TPOT — engine time per output token", unit: "ms"},
-	Heard: {title: "Heard latency — created → first sample played", unit: "ms",
+	Heard: {title: "Heard — created → first sample played", unit: "ms",
 		marks: BandMarks(heardMarkName)},
 }
 
