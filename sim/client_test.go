@@ -81,10 +81,17 @@ func dialRaw(ctx context.Context, t testing.TB, srvURL, query string) *rawClient
 }
 
 func (c *rawClient) send(ctx context.Context, v map[string]any) {
+	if err := c.write(ctx, v); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *rawClient) write(ctx context.Context, v map[string]any) error {
 	b, _ := json.Marshal(v)
 	if err := c.conn.Write(ctx, websocket.MessageText, b); err != nil {
-		c.t.Fatalf("send %v: %v", v["type"], err)
+		return fmt.Errorf("send %v: %w", v["type"], err)
 	}
+	return nil
 }
 
 // until reads events until pred returns true, returning them all.
@@ -147,14 +154,25 @@ func sessionUpdate() map[string]any {
 // streamPCM sends pcm as 200 ms appends with benchmark-style fields,
 // without real-time pacing (the simulator's input clock is byte-based).
 func (c *rawClient) streamPCM(ctx context.Context, pcm []byte, chunk int) {
+	if err := c.tryStreamPCM(ctx, pcm, chunk); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// tryStreamPCM sends pcm as appends until a write fails, and returns that
+// error.
+func (c *rawClient) tryStreamPCM(ctx context.Context, pcm []byte, chunk int) error {
 	end := 0
 	for off := 0; off < len(pcm); off += chunk {
 		b := pcm[off:min(off+chunk, len(pcm))]
 		end += len(b)
-		c.send(ctx, map[string]any{"type": "input_audio_buffer.append", "event_id": fmt.Sprintf("evt_a%d", off),
+		if err := c.write(ctx, map[string]any{"type": "input_audio_buffer.append", "event_id": fmt.Sprintf("evt_a%d", off),
 			"audio": base64.StdEncoding.EncodeToString(b), "input_audio_format": "pcm16", "format": "pcm16", "sample_rate_hz": 16000,
-			"duration_ms": len(b) * 1000 / 32000, "audio_end_ms": end * 1000 / 32000})
+			"duration_ms": len(b) * 1000 / 32000, "audio_end_ms": end * 1000 / 32000}); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 func newTestServer(t testing.TB, opts *Options) (*Server, *httptest.Server) {
