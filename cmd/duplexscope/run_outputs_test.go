@@ -175,12 +175,26 @@ func TestRunOutputsFiles(t *testing.T) {
 				Completed int          `json:"completed"`
 				Failed    int          `json:"failed"`
 				Failures  []runFailure `json:"failures"`
+				LagMeanS  float64      `json:"pacing_mean_lag_s"`
+				LagMaxS   float64      `json:"pacing_max_lag_s"`
 			}
 			if err := json.Unmarshal(readFile(t, filepath.Join(o.Out, fileResult)), &result); err != nil {
 				t.Fatal(err)
 			}
 			if result.DurationS != 90 || result.Completed != 1 || result.Failed != 1 || len(result.Failures) != 1 || result.Failures[0].SampleID != "b" {
 				t.Errorf("result.json %+v", result)
+			}
+			// Pacing over both wire logs: the mean weighted by frames
+			// ((10·4 + 5·10) / 15 = 6 ms), the max of the two (30 ms), as
+			// the report's sessions say.
+			var reportMax float64
+			for _, s := range rep.Sessions {
+				if s.PacingLagMax != nil {
+					reportMax = max(reportMax, *s.PacingLagMax)
+				}
+			}
+			if result.LagMeanS != 0.006 || result.LagMaxS != 0.030 || reportMax != 30 {
+				t.Errorf("result.json pacing mean %v s, max %v s (report's sessions: max %v ms); want 0.006 s and 0.030 s", result.LagMeanS, result.LagMaxS, reportMax)
 			}
 			if n := len(readDM(t, o.Out).Sessions); n != 2 {
 				t.Errorf("duplex_metrics.json: %d sessions, want 2", n)

@@ -120,11 +120,13 @@ func TestLoadRunInputs(t *testing.T) {
 }
 
 // wireLog is a minimal wire log of a sample; complete says whether the
-// session finished cleanly.
+// session finished cleanly. Its pacing differs by complete (10 frames,
+// mean 4 ms, max 30 ms; 5 frames, mean 10 ms, max 12 ms), all within a
+// frame, so result.json's run-wide figures have two sessions to combine.
 func wireLog(split, id string, complete bool) trace.Session {
-	extra := `{"incomplete":false}`
+	extra := `{"incomplete":false,"pacing":{"frames":10,"mean_ms":4,"p50_ms":3,"p99_ms":30,"max_ms":30}}`
 	if !complete {
-		extra = `{"incomplete":true}`
+		extra = `{"incomplete":true,"pacing":{"frames":5,"mean_ms":10,"p50_ms":10,"p99_ms":12,"max_ms":12}}`
 	}
 	return trace.Session{Format: trace.Format, Kind: trace.KindSession, Events: []trace.Event{},
 		Session: trace.SessionMeta{SampleID: &id, Split: &split, Extra: json.RawMessage(extra)}}
