@@ -71,6 +71,41 @@ func TestDecodeOK(t *testing.T) {
 	}
 }
 
+// TestMarshalIsJSONMarshal: Marshal skips json.Marshal's re-scan of an
+// event's MarshalJSON output, so that output must already be what
+// json.Marshal makes of it, byte for byte: compact, with <, >, &, U+2028
+// and U+2029 escaped, also in kept unknown keys (decoded with their
+// spaces). Every example message of the protocol is checked too.
+func TestMarshalIsJSONMarshal(t *testing.T) {
+	t.Parallel()
+	cases := map[string][]byte{
+		"spaced extras": []byte(`{"type":"input_audio_buffer.append","audio":"AAAA","x_obj": { "a" : [1, 2 ,3], "b":"<tag> & \u2028" } ,"x_str":"a b<c>","x_null":null}`),
+		"nested extras": []byte(`{"type":"response.output_audio.delta","response_id":"r1","delta":"AAAA","metadata":{"x_meta": { "k" : "<&>" }}}`),
+		"no extras":     []byte(`{"type":"playback.ack","response_id":"r1","played_ms":120}`),
+	}
+	for name, in := range readCases(t, "ok") {
+		cases["ok/"+name] = in
+	}
+	for name, in := range cases {
+		ev := mustDecode(t, in)
+		got, err := Marshal(ev)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatalf("%s: json.Marshal: %v", name, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\nMarshal      %s\njson.Marshal %s", name, got, want)
+		}
+	}
+	var nilEvent *PlaybackAck
+	if b, err := Marshal(nilEvent); err != nil || string(b) != "null" {
+		t.Errorf("Marshal(nil *PlaybackAck) = %s, %v; want null", b, err)
+	}
+}
+
 // TestDecodeUnknown keeps unknown event types raw and without error.
 func TestDecodeUnknown(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,6 +34,9 @@ func FuzzDecode(f *testing.F) {
 		b1, err := Marshal(ev)
 		if err != nil {
 			t.Fatalf("Marshal(%T): %v", ev, err)
+		}
+		if std, _ := json.Marshal(ev); string(std) != string(b1) {
+			t.Fatalf("Marshal differs from json.Marshal:\n%s\n%s", b1, std)
 		}
 		ev2, err := Decode(b1)
 		if err != nil {
