@@ -56,6 +56,8 @@ Flags:
                        server_vad (1.5 s silence tail, no commit; complete when no response is open)
   --settle DUR         completion settle (default 2s)
   --timeout DUR        per-session completion timeout after the stream (default 15m)
+  --handshake-timeout DUR  how long a session waits for session.created after connecting (default 20s; a
+                       server that loads its model on connect may need longer), at most 1h
   --name N             a name for the run (report run.name; history, share and compare show it instead of the model):
                        at most 200 characters, no control characters
   --notes TEXT         notes about the run (run.notes): at most 4000 characters

@@ -27,6 +27,7 @@ type runOptions struct {
 	Resume, Overwrite                     bool
 	Upload, RefAudio                      string
 	Settle, Timeout                       time.Duration
+	Handshake                             time.Duration // --handshake-timeout
 	RunID                                 string
 	RunCap                                string // --run-cap: load-run capability (loadrun.CapHeader)
 	ShardIndex, ShardCount                int
@@ -59,6 +60,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.IntVar(&o.FrameMs, "frame-ms", session.FrameOmniInteract, "append size in ms")
 	fs.DurationVar(&o.Settle, "settle", 2*time.Second, "completion settle")
 	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "completion timeout")
+	fs.DurationVar(&o.Handshake, "handshake-timeout", 20*time.Second, "wait for session.created")
 	fs.StringVar(&o.RunID, "run-id", "", "run id shared by shards")
 	fs.StringVar(&o.RunCap, "run-cap", os.Getenv("DUPLEXSCOPE_RUN_CAP"), "load run capability (from the run's creator, or a shared secret)")
 	shard := fs.String("shard", "", "i/n")
@@ -104,6 +106,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runOptions, error) {
 		return nil, fmt.Errorf("run: --limit %d, want ≥ 0", o.Limit)
 	case o.JoinAfter < 0:
 		return nil, fmt.Errorf("run: --join-after %v, want ≥ 0", o.JoinAfter)
+	case o.Handshake <= 0 || o.Handshake > time.Hour:
+		return nil, fmt.Errorf("run: --handshake-timeout %v, want more than 0 and at most 1h", o.Handshake)
 	}
 	if err := checkLabelFlags(o); err != nil {
 		return nil, err

@@ -159,7 +159,7 @@ func (lc *loadCurveRun) runLevel(ctx context.Context, n int, slots []int) []leve
 			}
 			k := idx % len(lc.samples)
 			cfg := &session.Config{URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: lc.refAudio, ServerVAD: o.ServerVAD, Settle: o.Settle,
-				CompletionTimeout: o.Timeout, SampleID: fmt.Sprintf("load%d-%d-%s", n, idx, lc.samples[k].SampleID), Split: "load"}
+				CompletionTimeout: o.Timeout, HandshakeTimeout: o.Handshake, SampleID: fmt.Sprintf("load%d-%d-%s", n, idx, lc.samples[k].SampleID), Split: "load"}
 			got[j].result, got[j].err = session.Run(ctx, cfg, lc.pcms[k])
 		}()
 	}

@@ -121,7 +121,7 @@ func (r *sessionRunner) config(s *dataset.Sample, video session.VideoSource) *se
 	live := &liveObserver{stats: r.stats, onResp: r.progress.describe, seen: map[string]bool{}}
 	return &session.Config{
 		URL: o.URL, Model: o.Model, FrameMs: r.frameMs, RefAudio: r.in.refAudio, ServerVAD: o.ServerVAD,
-		Settle: o.Settle, CompletionTimeout: o.Timeout,
+		Settle: o.Settle, CompletionTimeout: o.Timeout, HandshakeTimeout: o.Handshake,
 		SampleID: s.SampleID, Split: s.Split, Observers: []session.Observer{live},
 		Video: video, KeepVideo: o.vllmSpellings.KeepVideo, SessionID: sessionIDFor(o, s, r.reqIndex[s.Key()]),
 	}

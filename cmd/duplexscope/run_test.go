@@ -71,6 +71,8 @@ func TestRunUsage(t *testing.T) {
 		{"shard without run id", append(append([]string{}, full...), "--shard", "1/2")},
 		{"bad run id", append(append([]string{}, full...), "--run-id", "a b")},
 		{"bad turn detection", append(append([]string{}, full...), "--turn-detection", "semantic")},
+		{"zero handshake timeout", append(append([]string{}, full...), "--handshake-timeout", "0s")},
+		{"handshake timeout over an hour", append(append([]string{}, full...), "--handshake-timeout", "2h")},
 		{"stray argument", append(append([]string{}, full...), "extra")},
 		{"unknown dataset dir", []string{"--url", "ws://127.0.0.1:1", "--model", "m", "--dataset", filepath.Join(t.TempDir(), "nope"), "--out", t.TempDir()}},
 	}
