@@ -39,7 +39,7 @@ check: ## gofmt, go mod tidy, vet and staticcheck (native + wasm, and the browse
 	$(GO) build -o bin/staticcheck honnef.co/go/tools/cmd/staticcheck
 	bin/staticcheck ./...
 	GOOS=js GOARCH=wasm bin/staticcheck ./...
-	bin/staticcheck -tags e2e ./e2e/ ./server/
+	bin/staticcheck -tags e2e ./e2e/ ./server/ ./internal/browsertest/
 
 lint: check
 
@@ -58,7 +58,7 @@ security: ## attack suite against a `duplexscope serve` subprocess (no -race: RS
 e2e: wasm ## real-browser tests (chromedp + Debian chromium)
 	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/...
 	$(GO) test -tags e2e -count=1 -timeout 5m -run '^TestBrowser' ./server/
-	$(GO) test -tags e2e -count=1 -timeout 2m ./internal/axe/
+	$(GO) test -tags e2e -count=1 -timeout 2m ./internal/axe/ ./internal/browsertest/
 
 smoke: ## short fuzz / soak / bench runs so they cannot rot
 	@scripts/smoke.sh

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -109,19 +110,30 @@ func Launch(opts ...Option) (context.Context, context.CancelFunc, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Chromium's process-singleton directory (org.chromium.Chromium.*)
+	// outlives a browser that is killed rather than closed, which is how
+	// every test ends one: a TMPDIR of its own goes with the browser.
+	tmp, err := os.MkdirTemp("", "duplexscope-chromium-")
+	if err != nil {
+		return nil, nil, err
+	}
+	aopts = append(aopts, chromedp.Env("TMPDIR="+tmp))
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), aopts...)
 	var copts []chromedp.ContextOption
 	if l.logf != nil {
 		copts = append(copts, chromedp.WithLogf(l.logf))
 	}
 	ctx, cancel := chromedp.NewContext(actx, copts...)
+	stop := func() { cancel(); acancel(); os.RemoveAll(tmp) }
 	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		acancel()
+		stop()
 		return nil, nil, fmt.Errorf("starting chromium: %w", err)
 	}
-	return ctx, func() { cancel(); acancel() }, nil
+	return context.WithValue(ctx, tmpDirKey{}, tmp), stop, nil
 }
+
+// tmpDirKey keys the browser's TMPDIR in Launch's context (for its test).
+type tmpDirKey struct{}
 
 // Start is Launch for a test: a missing chromium or a failed start fails t
 // (never skips), and chromedp logs to t.
