@@ -46,8 +46,8 @@ lint: check
 fmt: ## gofmt -s -w
 	gofmt -s -w .
 
-unit: ## go test -race ./...
-	$(GO) test -race -count=1 ./...
+unit: ## go test -race ./... (-p 4: most packages wait on real-time sessions)
+	$(GO) test -race -count=1 -p 4 ./...
 
 wasmtest: ## pure packages under node (wasm == native)
 	PATH="$(WASM_EXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(WASM_TEST_PKGS)

@@ -18,4 +18,10 @@
 // Go runs those after the timed ones, two at a time (-parallel defaults to
 // the 2 cores): their sessions are real time and mostly wait. Every wait in
 // them polls for an event with a deadline of minutes, never a sleep.
+//
+// Every browser here runs V8 with --liftoff-only (browsertest.TestJIT):
+// tiering Go's wasm up to TurboFan cost about 4.5 s of CPU per page load,
+// which on 2 cores slowed the pages it was meant to speed up (the e2e run
+// took 796 s with it, 737 s without; the timed tests, real-time bound,
+// took the same).
 package e2e

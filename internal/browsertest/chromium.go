@@ -47,6 +47,14 @@ func Flag(name string, value any) Option {
 	return func(l *launch) { l.flags = append(l.flags, chromedp.Flag(name, value)) }
 }
 
+// TestJIT keeps V8 from tiering wasm up to its optimizing compiler
+// (--liftoff-only). A page load's TurboFan compiles of the Go wasm cost
+// about 4.5 s of CPU on 2 cores, competing with the page they are meant to
+// speed up; tests check behaviour and bound times on the machine as it is,
+// so they leave that work out. The bench keeps Chrome's defaults: it
+// measures what a user's browser does.
+func TestJIT() Option { return Flag("js-flags", "--liftoff-only") }
+
 // Logf receives chromedp's log lines (a test's t.Logf).
 func Logf(f func(string, ...any)) Option { return func(l *launch) { l.logf = f } }
 
@@ -136,10 +144,11 @@ func Launch(opts ...Option) (context.Context, context.CancelFunc, error) {
 type tmpDirKey struct{}
 
 // Start is Launch for a test: a missing chromium or a failed start fails t
-// (never skips), and chromedp logs to t.
+// (never skips), chromedp logs to t, and V8 runs wasm in its baseline
+// compiler only (TestJIT).
 func Start(t testing.TB, opts ...Option) (context.Context, context.CancelFunc) {
 	t.Helper()
-	ctx, cancel, err := Launch(append([]Option{Logf(t.Logf)}, opts...)...)
+	ctx, cancel, err := Launch(append([]Option{Logf(t.Logf), TestJIT()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
