@@ -8,10 +8,10 @@ LDFLAGS := -X main.version=$(VERSION)
 # Packages that must also pass under GOOS=js GOARCH=wasm (node runner).
 WASM_TEST_PKGS ?= ./trace/... ./metrics/... ./protocol/... ./session/... ./chart/... ./audio/... ./report/...
 
-.PHONY: help run build wasm test check fmt lint unit wasmtest e2e security smoke bench soak fuzz golden vendor clean deps
+.PHONY: help run build wasm test check fmt lint unit wasmtest e2e e2e-page e2e-server security smoke smoke-front bench soak fuzz golden vendor clean deps
 
 help: ## list targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-9s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
 
 run: wasm build ## build wasm + server, start `duplexscope serve` with the simulator
 	@echo "duplexscope: open http://$(ADDR)/"
@@ -20,15 +20,25 @@ run: wasm build ## build wasm + server, start `duplexscope serve` with the simul
 build: ## build ./bin/duplexscope
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/duplexscope ./cmd/duplexscope
 
+# Built in bin/wasm and moved into web/ (whose files Go builds embed) one
+# whole file at a time; compress caches its copies by content.
 wasm: ## build web/app.wasm and web/session-worker.wasm (+ .gz/.br)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags "-s -w" -o web/app.wasm ./cmd/wasm
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags "-s -w" -o web/session-worker.wasm ./cmd/worker
-	$(GO) run ./internal/compress web/app.wasm web/session-worker.wasm
+	@mkdir -p bin/wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags "-s -w" -o bin/wasm/app.wasm ./cmd/wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags "-s -w" -o bin/wasm/session-worker.wasm ./cmd/worker
+	$(GO) run ./internal/compress -into web bin/wasm/app.wasm bin/wasm/session-worker.wasm
 
 deps:
 	@scripts/deps.sh test
 
-test: deps check unit wasmtest wasm security e2e smoke ## everything CI runs (installs chromium/postgresql if missing)
+# What mostly waits shares the 2 cores (-j2; each target's output is
+# printed whole when it ends); what bounds a time runs alone: the e2e page
+# tests (their timed tests) and the quick bench.
+test: deps check wasm ## everything CI runs (installs chromium/postgresql if missing)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target unit wasmtest security
+	@$(MAKE) --no-print-directory e2e-page
+	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-server smoke-front
+	@scripts/smoke.sh bench
 	@echo "make test: all passed"
 
 check: ## gofmt, go mod tidy, vet and staticcheck (native + wasm, and the browser-test tag)
@@ -55,13 +65,21 @@ wasmtest: ## pure packages under node (wasm == native)
 security: ## attack suite against a `duplexscope serve` subprocess (no -race: RSS bounds)
 	$(GO) test -tags security -count=1 -timeout 10m -v ./internal/security/ 2>&1 | tee /tmp/duplexscope-security.log | grep -E '^(=== RUN|--- |ok|FAIL|PASS)|ATTACK|_test.go:'; exit $${PIPESTATUS[0]}
 
-e2e: wasm ## real-browser tests (chromedp + Debian chromium)
+e2e: wasm ## real-browser tests (chromedp + Debian chromium): e2e-page, then e2e-server
+	@$(MAKE) --no-print-directory e2e-page e2e-server
+
+e2e-page: ## the e2e package's page tests (needs make wasm)
 	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/...
+
+e2e-server: ## the server's, axe's and the launcher's browser tests (needs make wasm)
 	$(GO) test -tags e2e -count=1 -timeout 5m -run '^TestBrowser' ./server/
 	$(GO) test -tags e2e -count=1 -timeout 2m ./internal/axe/ ./internal/browsertest/
 
 smoke: ## short fuzz / soak / bench runs so they cannot rot
 	@scripts/smoke.sh
+
+smoke-front: ## smoke without its quick bench: fuzz seeds, one-iteration benchmarks, 30 s soak
+	@scripts/smoke.sh front
 
 bench: wasm ## full benchmark suite → BENCHMARKS.md
 	@scripts/bench.sh
@@ -80,4 +98,4 @@ vendor: ## re-vendor echarts (web/) and axe-core (test data) from npm (vendoring
 	@internal/axe/vendor.sh
 
 clean:
-	rm -rf bin web/app.wasm web/app.wasm.gz web/app.wasm.br
+	rm -rf bin web/app.wasm web/app.wasm.gz web/app.wasm.br web/session-worker.wasm web/session-worker.wasm.gz web/session-worker.wasm.br

@@ -5,8 +5,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -77,7 +75,8 @@ func buildHello(ctx context.Context, root string) (*hello, error) {
 		h.close()
 		return nil, err
 	}
-	if err := compressCached(wasm, func() error { return run(nil, "go", "run", "./internal/compress", wasm) }); err != nil {
+	// compress caches by content: an unchanged hello world costs no brotli.
+	if err := run(nil, "go", "run", "./internal/compress", wasm); err != nil {
 		h.close()
 		return nil, err
 	}
@@ -138,45 +137,3 @@ func encodingCheck(ctx context.Context, base string) (enc string, n int64, err e
 
 func kib(n int64) string { return fmt.Sprintf("%.1f KiB", float64(n)/1024) }
 func mb(n int64) string  { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
-
-// compressCached writes wasm.gz and wasm.br next to wasm: copied from the
-// user cache when a build with the same bytes was compressed before
-// (-trimpath builds are reproducible; brotli 11 of a 13 MB file takes
-// minutes on a loaded 2-core machine), else by compress, then cached.
-func compressCached(wasm string, compress func() error) error {
-	raw, err := os.ReadFile(wasm)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(raw)
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return compress()
-	}
-	dir := filepath.Join(base, "duplexscope-bench", hex.EncodeToString(sum[:12]))
-	ok := true
-	for _, ext := range []string{".gz", ".br"} {
-		b, err := os.ReadFile(filepath.Join(dir, "app.wasm"+ext))
-		if err != nil {
-			ok = false
-			break
-		}
-		if err := os.WriteFile(wasm+ext, b, 0o644); err != nil {
-			return err
-		}
-	}
-	if ok {
-		return nil
-	}
-	if err := compress(); err != nil {
-		return err
-	}
-	if os.MkdirAll(dir, 0o755) == nil {
-		for _, ext := range []string{".gz", ".br"} {
-			if b, err := os.ReadFile(wasm + ext); err == nil {
-				_ = os.WriteFile(filepath.Join(dir, "app.wasm"+ext), b, 0o644)
-			}
-		}
-	}
-	return nil
-}

@@ -1,8 +1,21 @@
-// Command compress writes pre-compressed copies of web assets next to them:
-// FILE.gz (gzip, best compression) and FILE.br (brotli, quality 11), so the
-// server can answer Accept-Encoding without compressing at run time.
+// Command compress writes pre-compressed copies of web assets: FILE.gz
+// (gzip, best compression) and FILE.br (brotli, quality 11), so the server
+// can answer Accept-Encoding without compressing at run time.
 //
-// Usage: go run ./internal/compress web/app.wasm [FILE…]
+// Usage: go run ./internal/compress [-into DIR] [-cache DIR] FILE…
+//
+// Without -into the copies are written next to FILE. With -into, FILE and
+// its copies are moved into DIR, each by one rename after it is complete
+// (the copies first): `make wasm` builds outside web/, whose files the Go
+// build embeds, so a build or test compiling beside it sees either the old
+// or the new file, never a torn one.
+//
+// Compressed copies are cached by the SHA-256 of FILE's bytes under -cache
+// (default: duplexscope-compress in the user cache directory; "off"
+// disables it): -trimpath wasm builds are reproducible, and brotli-11 of
+// app.wasm takes most of a minute on 2 cores, so a second `make wasm` of an
+// unchanged tree costs seconds. A cached copy is used only when it
+// decompresses to FILE's bytes.
 //
 // It prints one line per file with the raw, gzip and brotli sizes.
 package main
@@ -10,28 +23,42 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/andybalholm/brotli"
 )
 
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: compress FILE…")
+	into := flag.String("into", "", "move each FILE and its copies into this directory")
+	cache := flag.String("cache", defaultCache(), `directory caching compressed copies by content ("off": none)`)
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: compress [-into DIR] [-cache DIR] FILE…")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() == 0 {
+		flag.Usage()
 		os.Exit(2)
+	}
+	if *cache == "off" {
+		*cache = ""
 	}
 	// Files, and each file's two encodings, compress at once: brotli-11 of
 	// app.wasm alone is most of `make wasm`'s wall time, and the other
 	// core would idle. Reports print in argument order.
-	names := os.Args[1:]
+	names := flag.Args()
 	outs := make([]bytes.Buffer, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		wg.Go(func() { errs[i] = compressFile(name, &outs[i]) })
+		wg.Go(func() { errs[i] = compressFile(name, *into, *cache, &outs[i]) })
 	}
 	wg.Wait()
 	for i := range names {
@@ -43,32 +70,100 @@ func main() {
 	}
 }
 
-func compressFile(name string, out io.Writer) error {
+// cacheVersion names the settings of Gzip and Brotli in cache keys: change
+// it when they change.
+const cacheVersion = "gz9-br11w24"
+
+func defaultCache() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "duplexscope-compress")
+}
+
+// compressFile writes name's .gz and .br (from cache when it holds them
+// for these bytes, else compressed and then cached) next to it, or, with
+// into, moves name and both copies into that directory.
+func compressFile(name, into, cache string, out io.Writer) error {
 	raw, err := os.ReadFile(name)
 	if err != nil {
 		return fmt.Errorf("compress: %w", err)
 	}
-	var gz []byte
-	var gzErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { gz, gzErr = Gzip(raw) })
-	br, err := Brotli(raw)
-	wg.Wait()
-	if gzErr != nil {
-		return fmt.Errorf("compress %s: gzip: %w", name, gzErr)
+	sum := sha256.Sum256(raw)
+	key := ""
+	if cache != "" {
+		key = filepath.Join(cache, cacheVersion+"-"+hex.EncodeToString(sum[:]))
 	}
-	if err != nil {
-		return fmt.Errorf("compress %s: brotli: %w", name, err)
+	gz, br, cached := fromCache(key, raw)
+	if !cached {
+		var gzErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { gz, gzErr = Gzip(raw) })
+		br, err = Brotli(raw)
+		wg.Wait()
+		if gzErr != nil {
+			return fmt.Errorf("compress %s: gzip: %w", name, gzErr)
+		}
+		if err != nil {
+			return fmt.Errorf("compress %s: brotli: %w", name, err)
+		}
+		if key != "" {
+			// A cache that cannot be written only costs the next run time.
+			if os.MkdirAll(cache, 0o755) == nil && writeAtomic(key+".gz", key+".gz", gz) == nil {
+				_ = writeAtomic(key+".br", key+".br", br)
+			}
+		}
 	}
-	if err := writeAtomic(name+".gz", gz); err != nil {
+	dest := name
+	if into != "" {
+		dest = filepath.Join(into, filepath.Base(name))
+	}
+	// Temporary files live beside name, never in into.
+	if err := writeAtomic(name+".gz.tmp", dest+".gz", gz); err != nil {
 		return err
 	}
-	if err := writeAtomic(name+".br", br); err != nil {
+	if err := writeAtomic(name+".br.tmp", dest+".br", br); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s: raw %d B, gzip %d B (%.1f%%), brotli %d B (%.1f%%)\n",
-		name, len(raw), len(gz), pct(len(gz), len(raw)), len(br), pct(len(br), len(raw)))
+	if dest != name {
+		if err := os.Rename(name, dest); err != nil {
+			return fmt.Errorf("compress: %w", err)
+		}
+	}
+	how := ""
+	if cached {
+		how = ", from the cache"
+	}
+	fmt.Fprintf(out, "%s: raw %d B, gzip %d B (%.1f%%), brotli %d B (%.1f%%)%s\n",
+		dest, len(raw), len(gz), pct(len(gz), len(raw)), len(br), pct(len(br), len(raw)), how)
 	return nil
+}
+
+// fromCache returns key's cached copies when both decompress to raw.
+func fromCache(key string, raw []byte) (gz, br []byte, ok bool) {
+	if key == "" {
+		return nil, nil, false
+	}
+	gz, err := os.ReadFile(key + ".gz")
+	if err != nil {
+		return nil, nil, false
+	}
+	br, err = os.ReadFile(key + ".br")
+	if err != nil {
+		return nil, nil, false
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, nil, false
+	}
+	if b, err := io.ReadAll(zr); err != nil || !bytes.Equal(b, raw) {
+		return nil, nil, false
+	}
+	if b, err := io.ReadAll(brotli.NewReader(bytes.NewReader(br))); err != nil || !bytes.Equal(b, raw) {
+		return nil, nil, false
+	}
+	return gz, br, true
 }
 
 // Gzip compresses b at gzip.BestCompression.
@@ -100,12 +195,13 @@ func Brotli(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func writeAtomic(name string, b []byte) error {
-	tmp := name + ".tmp"
+// writeAtomic writes b to tmp and renames it to name.
+func writeAtomic(tmp, name string, b []byte) error {
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("compress: %w", err)
 	}
 	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("compress: %w", err)
 	}
 	return nil

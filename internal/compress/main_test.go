@@ -32,7 +32,7 @@ func TestCompressFileRoundTrips(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out strings.Builder
-			if err := compressFile(name, &out); err != nil {
+			if err := compressFile(name, "", "", &out); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(out.String(), "raw ") {
@@ -70,9 +70,77 @@ func TestCompressFileRoundTrips(t *testing.T) {
 
 func TestCompressFileMissing(t *testing.T) {
 	t.Parallel()
-	err := compressFile(filepath.Join(t.TempDir(), "nope.wasm"), io.Discard)
+	err := compressFile(filepath.Join(t.TempDir(), "nope.wasm"), "", "", io.Discard)
 	if err == nil {
 		t.Fatal("want an error for a missing file")
+	}
+}
+
+// TestCompressCacheAndInto: a second run of the same bytes takes both
+// copies from the cache, a cache entry that does not decompress to the
+// file's bytes is ignored (and rewritten), and -into moves the file and its
+// copies into the directory, leaving no temporary file in either.
+func TestCompressCacheAndInto(t *testing.T) {
+	t.Parallel()
+	data := bytes.Repeat([]byte("cached wasm "), 2048)
+	cache := t.TempDir()
+	run := func(into string) (string, string) {
+		t.Helper()
+		src := filepath.Join(t.TempDir(), "app.wasm")
+		if err := os.WriteFile(src, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		if err := compressFile(src, into, cache, &out); err != nil {
+			t.Fatal(err)
+		}
+		return src, out.String()
+	}
+	_, first := run("")
+	if strings.Contains(first, "from the cache") {
+		t.Fatalf("first run %q: the cache was empty", first)
+	}
+	dest := t.TempDir()
+	src, second := run(dest)
+	if !strings.Contains(second, "from the cache") || !strings.Contains(second, filepath.Join(dest, "app.wasm")) {
+		t.Errorf("second run %q: want the copies from the cache, installed in %s", second, dest)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(src), "*")); len(left) != 0 {
+		t.Errorf("-into left %v behind", left)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dest, "*")); len(names) != 3 {
+		t.Errorf("-into wrote %v, want app.wasm, .gz and .br", names)
+	}
+	checkCopies(t, filepath.Join(dest, "app.wasm"), data)
+
+	// Corrupt the cached brotli copy: it must not be served.
+	brs, _ := filepath.Glob(filepath.Join(cache, "*.br"))
+	if len(brs) != 1 {
+		t.Fatalf("cache holds %v, want one .br", brs)
+	}
+	if err := os.WriteFile(brs[0], []byte("not brotli"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, third := run("")
+	if strings.Contains(third, "from the cache") {
+		t.Errorf("third run %q used a corrupt cache entry", third)
+	}
+	checkCopies(t, src, data)
+	if _, fourth := run(""); !strings.Contains(fourth, "from the cache") {
+		t.Errorf("fourth run %q: the rewritten entry was not cached", fourth)
+	}
+}
+
+// checkCopies checks that name holds data and name.gz and name.br
+// decompress to it.
+func checkCopies(t *testing.T, name string, data []byte) {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	if err != nil || !bytes.Equal(raw, data) {
+		t.Fatalf("%s: %d bytes, err %v; want the %d bytes written", name, len(raw), err, len(data))
+	}
+	if _, _, ok := fromCache(name, data); !ok {
+		t.Errorf("%s.gz / .br do not decompress to the file's bytes", name)
 	}
 }
 
