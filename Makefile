@@ -31,15 +31,9 @@ wasm: ## build web/app.wasm and web/session-worker.wasm (+ .gz/.br)
 deps:
 	@scripts/deps.sh test
 
-# What mostly waits shares the 2 cores (-j2; each target's output is
-# printed whole when it ends); what bounds a time runs alone: the e2e page
-# tests (their timed tests) and the quick bench.
-test: deps check wasm ## everything CI runs (installs chromium/postgresql if missing)
-	@$(MAKE) --no-print-directory -j2 --output-sync=target unit wasmtest security
-	@$(MAKE) --no-print-directory e2e-page
-	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-server smoke-front
-	@scripts/smoke.sh bench
-	@echo "make test: all passed"
+# The order, and what runs beside what at nice 19: scripts/test.sh.
+test: deps check ## everything CI runs (installs chromium/postgresql if missing)
+	@MAKE="$(MAKE)" scripts/test.sh
 
 check: ## gofmt, go mod tidy, vet and staticcheck (native + wasm, and the browser-test tag)
 	@out=$$(gofmt -s -l .); if [ -n "$$out" ]; then echo "gofmt -s would change:"; echo "$$out"; exit 1; fi

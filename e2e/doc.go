@@ -13,7 +13,7 @@
 // simulator's truth, pacing, turn-taking anchors, stalls, verdict bands,
 // probes) runs alone: a second browser beside it would add load that
 // its bound does not allow for. A test that only checks what the page shows, sends or archives
-// (forms, faults, uploads, sign-in, labels, share pages, load curves on the
+// (forms, faults, worker fallbacks, uploads, sign-in, labels, share pages, load curves on the
 // simulator's clock, accessibility, hostile input) calls t.Parallel(), so
 // Go runs those after the timed ones, two at a time (-parallel defaults to
 // the 2 cores): their sessions are real time and mostly wait. Every wait in

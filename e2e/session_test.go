@@ -129,9 +129,23 @@ type truth struct {
 	} `json:"responses"`
 }
 
-// checkReport asserts the archived report against truth and replay; it
-// returns the archived wire log.
+// checkReport asserts the archived report against truth and replay
+// (checkReplay) and bounds the page's client-clock receive stamps against
+// the simulator's truth; it returns the archived wire log. The bound is
+// for tests that run alone (e2e/doc.go).
 func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
+	t.Helper()
+	tr, rows, tru := checkReplay(t, s, run)
+	checkClientTruth(t, tr, rows, tru)
+	logPacing(t, tr)
+	return tr
+}
+
+// checkReplay asserts what holds however loaded the machine is: the
+// archived rows equal `duplexscope replay` of the archived wire log, and
+// every row carries the simulator's own server-clock TTFT/TTFP. It returns
+// the wire log, the rows and the simulator's truth.
+func checkReplay(t testing.TB, s *stack, run browserRun) (trace.Session, []row, truth) {
 	t.Helper()
 	var rep archived
 	s.getJSON(t, "/api/reports/"+run.ReportID, &rep)
@@ -170,9 +184,38 @@ func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 		t.Errorf("archived rows differ from replay of the wire log (-replay +archived):\n%s", diff)
 	}
 
-	// 2. Client-measured created → first audio vs the simulator's truth.
+	// 2. Server-reported TTFT/TTFP are the simulator's own numbers: exact.
 	var tru truth
 	s.getJSON(t, "/sim/sessions/"+url.PathEscape(sid)+"/truth", &tru)
+	byID := tru.byID()
+	for _, r := range rows {
+		i, ok := byID[r.ResponseID]
+		if !ok {
+			t.Errorf("response %s: not in the simulator's truth", r.ResponseID)
+			continue
+		}
+		want := tru.Responses[i]
+		if r.Source != "server_request_start_and_client_receive" {
+			t.Errorf("response %s: source %q, want server metrics from the simulator", r.ResponseID, r.Source)
+		} else if !eqPtr(r.TTFPMs, want.TTFPMs) || (r.TTFTMs != nil && !eqPtr(r.TTFTMs, want.TTFTMs)) {
+			t.Errorf("response %s: server ttft/ttfp %v/%v, truth %v/%v", r.ResponseID, deref(r.TTFTMs), deref(r.TTFPMs), deref(want.TTFTMs), deref(want.TTFPMs))
+		}
+	}
+	return tr, rows, tru
+}
+
+func (tru truth) byID() map[string]int {
+	out := map[string]int{}
+	for i, r := range tru.Responses {
+		out[r.ResponseID] = i
+	}
+	return out
+}
+
+// checkClientTruth bounds each row's client-measured created → first audio
+// (client receive clock) against the simulator's truth.
+func checkClientTruth(t testing.TB, tr trace.Session, rows []row, tru truth) {
+	t.Helper()
 	// Receive instants per response (client receive clock), by the one
 	// identity rule.
 	client := bench.ReceiveStamps(tr.Events)
@@ -187,25 +230,13 @@ func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 	stalls := pacingStalls(tr)
 	flagged := 0
 	var errs []float64
-	byID := map[string]int{}
-	for i, r := range tru.Responses {
-		byID[r.ResponseID] = i
-	}
+	byID := tru.byID()
 	for _, r := range rows {
 		i, ok := byID[r.ResponseID]
 		if !ok {
-			t.Errorf("response %s: not in the simulator's truth", r.ResponseID)
-			continue
+			continue // checkReplay said so
 		}
 		tr := tru.Responses[i]
-		// 3. Server-reported TTFT/TTFP are the simulator's own numbers: exact.
-		if r.Source == "server_request_start_and_client_receive" {
-			if !eqPtr(r.TTFPMs, tr.TTFPMs) || (r.TTFTMs != nil && !eqPtr(r.TTFTMs, tr.TTFTMs)) {
-				t.Errorf("response %s: server ttft/ttfp %v/%v, truth %v/%v", r.ResponseID, deref(r.TTFTMs), deref(r.TTFPMs), deref(tr.TTFTMs), deref(tr.TTFPMs))
-			}
-		} else {
-			t.Errorf("response %s: source %q, want server metrics from the simulator", r.ResponseID, r.Source)
-		}
 		c, ok := client[r.ResponseID]
 		if ok = ok && c.FirstAudio >= 0; !ok || tr.CreatedMs == nil || tr.FirstAudioMs == nil {
 			t.Errorf("response %s: no created/first-audio pair (client %v, truth %v/%v)", r.ResponseID, ok, tr.CreatedMs, tr.FirstAudioMs)
@@ -241,9 +272,8 @@ func checkReport(t testing.TB, s *stack, run browserRun) trace.Session {
 	if flagged > len(rows)/2 {
 		t.Errorf("%d of %d responses were measured during flagged main-thread stalls: the page is too busy to measure", flagged, len(rows))
 	}
-	logPacing(t, tr)
-	return tr
 }
+
 
 // logPacing reports the page's input pacing lag from the wire log's
 // duplexscope.pacing annotations (client send clock).
@@ -420,12 +450,17 @@ func TestDatasetSession(t *testing.T) {
 // TestSessionWorkerFallback: when the session worker's wasm does not load,
 // the run goes on on the page's main thread instead of failing, and its
 // report says why (session_worker_unavailable).
+//
+// It bounds no time (the main thread's stamps are TestSessionThreadUnderStall's
+// subject), so it runs in parallel: the report, its replay and the server's
+// numbers must hold however loaded the machine is.
 func TestSessionWorkerFallback(t *testing.T) {
+	t.Parallel()
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailWorker.Store(true)
 	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}}
 	run := runPage(t, s, ctx, q, 2*time.Minute)
-	tr := checkReport(t, s, run)
+	tr, _, _ := checkReplay(t, s, run)
 	wantThread(t, tr, "main")
 	var rep struct {
 		Warnings []struct{ Code, Message string } `json:"warnings"`
@@ -498,13 +533,15 @@ func wantThread(t testing.TB, tr trace.Session, want string) {
 
 // TestSocketWorkerFallback: when web/socket-worker.js does not load, the
 // session worker opens the WebSocket itself, the run completes, and the
-// wire log says why.
+// wire log says why. Like TestSessionWorkerFallback it bounds no time and
+// runs in parallel.
 func TestSocketWorkerFallback(t *testing.T) {
+	t.Parallel()
 	s, ctx := pageTest(t, nil, 3*time.Minute)
 	s.FailSocketWorker.Store(true)
-	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}} // ≥ 3 responses (checkReport)
+	q := url.Values{"autostart": {"1"}, "duration_s": {"20"}, "source": {"dataset:builtin"}} // ≥ 3 responses (checkReplay)
 	run := runPage(t, s, ctx, q, 2*time.Minute)
-	tr := checkReport(t, s, run)
+	tr, _, _ := checkReplay(t, s, run)
 	var ex struct {
 		Thread   string   `json:"session_thread"`
 		Warnings []string `json:"warnings"`

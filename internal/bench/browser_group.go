@@ -4,10 +4,12 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -336,7 +338,7 @@ func threadSessions(ctx context.Context, c *Config, st *stack) ([]*threadRow, er
 		}
 	}
 	target := "ws" + strings.TrimPrefix(st.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d", SimSeed)
-	for _, r := range rows {
+	run := func(r *threadRow) error {
 		extra := url.Values{"url": {target}, "session_thread": {r.thread}}
 		if r.stall > 0 {
 			extra.Set("stall_ms", fmt.Sprint(r.stall))
@@ -345,13 +347,48 @@ func threadSessions(ctx context.Context, c *Config, st *stack) ([]*threadRow, er
 		c.logf("browser: session_thread=%s stall_ms=%d for %v", r.thread, r.stall, r.d)
 		b, err := newBrowser(c.Chromium)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.ps, err = runPage(ctx, b, st, "browser", r.d, extra)
 		b.cancel()
 		if err != nil {
-			return nil, fmt.Errorf("bench: browser session (session_thread=%s, stall_ms=%d): %w", r.thread, r.stall, err)
+			return fmt.Errorf("bench: browser session (session_thread=%s, stall_ms=%d): %w", r.thread, r.stall, err)
 		}
+		return nil
+	}
+	// The full run measures, one session at a time. The quick run only
+	// shows the rows still come out, so it runs two at once.
+	at := 1
+	if c.Quick {
+		at = 2
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	sem := make(chan struct{}, at)
+	for _, r := range rows {
+		sem <- struct{}{}
+		mu.Lock()
+		failed := len(errs) > 0
+		mu.Unlock()
+		if failed { // start no session after one failed
+			<-sem
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := run(r); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return rows, nil
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The order of `make test` (run by it after deps and check).
+#
+# A suite that bounds a time gets the CPU it was measured with. Work that
+# bounds none runs beside it at nice 19, on the cycles it leaves idle:
+#   - `make wasm` (a compile) beside `make unit`, which uses about 1.5 of
+#     the 2 cores (its packages mostly wait on real-time sessions);
+#   - the smoke's fuzz seeds, one-iteration benchmarks and 30 s soak
+#     (`make smoke-front`) beside `make e2e-page`, whose timed tests run one
+#     browser at a time and leave most of a core idle.
+# `make wasm` moves whole files into web/ (the Makefile), so a test binary
+# compiled meanwhile embeds either no wasm or all of it. The quick bench
+# measures, so it runs last and alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make="${MAKE:-make} --no-print-directory"
+
+# beside NAME TARGET: start `make TARGET` at nice 19 in a process group of
+# its own (set -m), output to a log.
+beside() {
+  local log=/tmp/duplexscope-test-$1.log
+  set -m
+  nice -n 19 $make "$2" >"$log" 2>&1 &
+  set +m
+  eval "pid_$1=$!"
+  running="$running $!"
+}
+
+# await NAME: wait for it, print its log, fail if it failed.
+await() {
+  local pid log=/tmp/duplexscope-test-$1.log rc=0
+  eval "pid=\$pid_$1"
+  wait "$pid" || rc=$?
+  echo "--- $1 (ran beside; nice 19) ---"
+  cat "$log"
+  if [ "$rc" -ne 0 ]; then
+    echo "make test: $1 failed (exit $rc)"
+    exit "$rc"
+  fi
+}
+
+# On failure, stop whatever still runs beside (its whole process group).
+running=""
+trap 'for p in $running; do kill -- -"$p" 2>/dev/null || true; done' EXIT
+
+beside wasm wasm
+$make unit
+await wasm
+$make wasmtest
+$make security
+beside smoke smoke-front
+$make e2e-page
+await smoke
+$make e2e-server
+scripts/smoke.sh bench
+echo "make test: all passed"
