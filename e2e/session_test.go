@@ -274,7 +274,6 @@ func checkClientTruth(t testing.TB, tr trace.Session, rows []row, tru truth) {
 	}
 }
 
-
 // logPacing reports the page's input pacing lag from the wire log's
 // duplexscope.pacing annotations (client send clock).
 func logPacing(t testing.TB, tr trace.Session) {

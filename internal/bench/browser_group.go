@@ -177,21 +177,22 @@ func transportSections(ctx context.Context, c *Config, sh *Shared, sec *Section,
 	if v, ok := sh.NativeP99["session-1"]; ok {
 		base = v
 	}
-	var firstLive *pageSession
-	for _, t := range transports {
+	pss := make([]*pageSession, len(transports))
+	err := c.eachSession(len(transports), func(i int) error {
+		t := transports[i]
 		c.logf("browser: session with transport=%s for %v", t.name, t.d)
-		b, err := newBrowser(c.Chromium)
+		ps, err := newPageSession(ctx, c, st, t.name, t.d, nil)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("bench: browser session (transport=%s): %w", t.name, err)
 		}
-		ps, err := runPage(ctx, b, st, t.name, t.d, nil)
-		b.cancel()
-		if err != nil {
-			return nil, fmt.Errorf("bench: browser session (transport=%s): %w", t.name, err)
-		}
-		if firstLive == nil {
-			firstLive = ps
-		}
+		pss[i] = ps
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range transports {
+		ps := pss[i]
 		fidRows = append(fidRows, transportFidelityRows(t.name, ps.Errors, base)...)
 		all := Summarize(Abs(ps.Errors.All()))
 		sec.goalLE(fmt.Sprintf("timing fidelity p99, browser, transport=%s", t.name), all.P99, 4, "ms",
@@ -212,7 +213,7 @@ func transportSections(ctx context.Context, c *Config, sh *Shared, sec *Section,
 	sec.table([]string{"transport", "interval", "n", "p50 ms", "p99 ms", "max ms", "p99 ÷ native p99"}, fidRows)
 	sec.printf("### Pacing in the browser\n\nThe page's per-frame pacing lag (wire-log `duplexscope.pacing` `lag_ms` = send instant − (stream start + bytes ÷ 32 000 s), page clock; jitter = p99 of |lag|, since an AudioWorklet-clocked frame can also leave early against that ideal schedule). Drift (signed) = median lag of the last 50 frames − of the first 50. Baseline: a `setInterval(…, 200)` loop started in the same page by chromedp `Evaluate`, its lag against start + k·200 ms.\n\n")
 	sec.table([]string{"transport", "pacer", "frames", "\\|lag\\| p50 ms", "\\|lag\\| p99 ms (jitter)", "\\|lag\\| max ms", "drift ms", "jitter ÷ setInterval"}, paceRows)
-	return firstLive, nil
+	return pss[0], nil
 }
 
 // transportFidelityRows are one transport's rows of the fidelity table:
@@ -338,26 +339,40 @@ func threadSessions(ctx context.Context, c *Config, st *stack) ([]*threadRow, er
 		}
 	}
 	target := "ws" + strings.TrimPrefix(st.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d", SimSeed)
-	run := func(r *threadRow) error {
+	err := c.eachSession(len(rows), func(i int) error {
+		r := rows[i]
 		extra := url.Values{"url": {target}, "session_thread": {r.thread}}
 		if r.stall > 0 {
 			extra.Set("stall_ms", fmt.Sprint(r.stall))
 			extra.Set("stall_every_ms", fmt.Sprint(StallEveryMs))
 		}
 		c.logf("browser: session_thread=%s stall_ms=%d for %v", r.thread, r.stall, r.d)
-		b, err := newBrowser(c.Chromium)
-		if err != nil {
-			return err
-		}
-		r.ps, err = runPage(ctx, b, st, "browser", r.d, extra)
-		b.cancel()
-		if err != nil {
+		var err error
+		if r.ps, err = newPageSession(ctx, c, st, "browser", r.d, extra); err != nil {
 			return fmt.Errorf("bench: browser session (session_thread=%s, stall_ms=%d): %w", r.thread, r.stall, err)
 		}
 		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	// The full run measures, one session at a time. The quick run only
-	// shows the rows still come out, so it runs two at once.
+	return rows, nil
+}
+
+// newPageSession runs one page session (runPage) in a browser of its own.
+func newPageSession(ctx context.Context, c *Config, st *stack, transport string, d time.Duration, extra url.Values) (*pageSession, error) {
+	b, err := newBrowser(c.Chromium)
+	if err != nil {
+		return nil, err
+	}
+	defer b.cancel()
+	return runPage(ctx, b, st, transport, d, extra)
+}
+
+// eachSession calls run(0 … n−1): one at a time in the full run, which
+// measures, and two at once in the quick run, which only shows that the
+// rows still come out. After a failure it starts no more.
+func (c *Config) eachSession(n int, run func(i int) error) error {
 	at := 1
 	if c.Quick {
 		at = 2
@@ -368,18 +383,17 @@ func threadSessions(ctx context.Context, c *Config, st *stack) ([]*threadRow, er
 		wg   sync.WaitGroup
 	)
 	sem := make(chan struct{}, at)
-	for _, r := range rows {
+	for i := range n {
 		sem <- struct{}{}
 		mu.Lock()
 		failed := len(errs) > 0
 		mu.Unlock()
-		if failed { // start no session after one failed
-			<-sem
+		if failed {
 			break
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := run(r); err != nil {
+			if err := run(i); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -387,8 +401,5 @@ func threadSessions(ctx context.Context, c *Config, st *stack) ([]*threadRow, er
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return rows, nil
+	return errors.Join(errs...)
 }

@@ -4,9 +4,14 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestTransportFidelityRows(t *testing.T) {
@@ -63,6 +68,55 @@ func TestSessionThread(t *testing.T) {
 	} {
 		if got := sessionThread(json.RawMessage(extra)); got != want {
 			t.Errorf("sessionThread(%s) = %q, want %q", extra, got, want)
+		}
+	}
+}
+
+// TestEachSession: the full run starts one session at a time and none after
+// one failed; the quick run starts two at once (the first two must overlap:
+// each waits for the other).
+func TestEachSession(t *testing.T) {
+	t.Parallel()
+	for _, quick := range []bool{false, true} {
+		c := &Config{Quick: quick}
+		var (
+			mu             sync.Mutex
+			inflight, most int
+			calls          []int
+			arrived        atomic.Int32
+		)
+		barrier := make(chan struct{})
+		err := c.eachSession(5, func(i int) error {
+			mu.Lock()
+			inflight++
+			most = max(most, inflight)
+			calls = append(calls, i)
+			mu.Unlock()
+			defer func() { mu.Lock(); inflight--; mu.Unlock() }()
+			if quick && i < 2 {
+				if arrived.Add(1) == 2 {
+					close(barrier)
+				}
+				select {
+				case <-barrier:
+				case <-time.After(time.Minute):
+					return errors.New("the other session never started")
+				}
+			}
+			if i == 2 {
+				return errors.New("session 2 failed")
+			}
+			return nil
+		})
+		if err == nil || err.Error() != "session 2 failed" {
+			t.Errorf("quick=%v: error %v, want session 2's", quick, err)
+		}
+		want, started := 1, []int{0, 1, 2}
+		if quick {
+			want, started = 2, nil // after the failure, which slot starts first is a race
+		}
+		if most != want || (started != nil && !slices.Equal(calls, started)) {
+			t.Errorf("quick=%v: %d at once (want %d), sessions started %v (want %v)", quick, most, want, calls, started)
 		}
 	}
 }
