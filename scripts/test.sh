@@ -6,8 +6,10 @@
 #   - `make wasm` (a compile) beside `make unit`, which uses about 1.5 of
 #     the 2 cores (its packages mostly wait on real-time sessions);
 #   - the smoke's fuzz seeds, one-iteration benchmarks and 30 s soak
-#     (`make smoke-front`) beside `make e2e-page`, whose timed tests run one
-#     browser at a time and leave most of a core idle.
+#     (`make smoke-front`), and the quick bench's own builds (`go run
+#     ./cmd/bench -prepare`: the hello world's wasm, whose brotli-11 alone
+#     takes most of a minute), beside `make e2e-page`, whose timed tests
+#     run one browser at a time and leave most of a core idle.
 # `make wasm` moves whole files into web/ (the Makefile), so a test binary
 # compiled meanwhile embeds either no wasm or all of it. The quick bench
 # measures, so it runs last and alone.
@@ -15,14 +17,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 make="${MAKE:-make} --no-print-directory"
 
-# beside NAME TARGET: start `make TARGET` at nice 19 in a process group of
-# its own (set -m), output to a log.
+# beside NAME COMMAND…: start COMMAND at nice 19 in a process group of its
+# own (set -m), output to a log.
 beside() {
-  local log=/tmp/duplexscope-test-$1.log
+  local name=$1 log=/tmp/duplexscope-test-$1.log
+  shift
   set -m
-  nice -n 19 $make "$2" >"$log" 2>&1 &
+  nice -n 19 "$@" >"$log" 2>&1 &
   set +m
-  eval "pid_$1=$!"
+  eval "pid_$name=$!"
   running="$running $!"
 }
 
@@ -43,14 +46,16 @@ await() {
 running=""
 trap 'for p in $running; do kill -- -"$p" 2>/dev/null || true; done' EXIT
 
-beside wasm wasm
+beside wasm $make wasm
 $make unit
 await wasm
 $make wasmtest
 $make security
-beside smoke smoke-front
+beside smoke $make smoke-front
+beside prepare go run ./cmd/bench -prepare
 $make e2e-page
 await smoke
+await prepare
 $make e2e-server
 scripts/smoke.sh bench
 echo "make test: all passed"

@@ -40,6 +40,7 @@ func main() {
 	only := flag.String("only", "", "comma list of groups to run (speed,browser,fidelity,pacing,capacity); default all")
 	chromium := flag.String("chromium", "/usr/bin/chromium", "headless chromium binary")
 	budget := flag.Duration("budget", 50*time.Minute, "time budget of the whole run: capacity steps stop starting when what is left is the pacing run")
+	prepare := flag.Bool("prepare", false, "only build (into the Go and compress caches) what the browser group builds, then exit: a run started afterwards measures instead of compiling")
 	var o overrides
 	flag.DurationVar(&o.pacing, "pacing", 0, "override: native pacing run length (full: 10m)")
 	flag.DurationVar(&o.browserSession, "browser-session", 0, "override: browser session length, transport=browser (full: 2m)")
@@ -49,6 +50,14 @@ func main() {
 	flag.StringVar(&o.capSteps, "capacity-steps", "", "override: comma list of capacity steps (full: 16,32,64,128,256,512,1024)")
 	flag.Parse()
 
+	if *prepare {
+		if err := bench.Prepare(context.Background(), "."); err != nil {
+			fmt.Fprintln(os.Stderr, "Error:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, "bench: prepared (the hello world is built and compressed)")
+		return
+	}
 	cfg := bench.FullConfig()
 	if *quick {
 		cfg = bench.QuickConfig()

@@ -19,6 +19,6 @@
 // simulator monotonic emit clock), so the difference does not depend on
 // the clocks' origins. Pacing lags are on the client send clock.
 //
-// Run it with `go run ./bench/cmd/bench -out BENCHMARKS.md` (full, about
+// Run it with `go run ./cmd/bench -out BENCHMARKS.md` (full, about
 // 50 minutes on 2 cores) or `-quick` (a smoke run of a few minutes).
 package bench

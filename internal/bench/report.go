@@ -171,11 +171,11 @@ func (d *Doc) WriteFile(path string) error {
 
 const reproduce = "## How to reproduce\n\n" +
 	"```sh\n" +
-	"make bench                      # = make wasm, then scripts/bench.sh → go run ./bench/cmd/bench -out BENCHMARKS.md (≈ 50 min + make wasm)\n" +
-	"go run ./bench/cmd/bench -quick -out /tmp/BENCHMARKS.quick.md   # smoke run (a few minutes), what make test runs\n" +
-	"go run ./bench/cmd/bench -only fidelity,pacing -out /tmp/b.md   # some groups only (fidelity, pacing, capacity, browser, speed)\n" +
-	"go run ./bench/cmd/bench -only fidelity,browser -worker-session 2m -main-session 1m -out /tmp/b.md   # shorter session_thread rows (full: 10m / 2m)\n" +
-	"go test ./bench/                # the harness's own unit tests (percentile, drift)\n" +
+	"make bench                      # = make wasm, then scripts/bench.sh → go run ./cmd/bench -out BENCHMARKS.md (≈ 50 min + make wasm)\n" +
+	"go run ./cmd/bench -quick -out /tmp/BENCHMARKS.quick.md   # smoke run (a few minutes), what make test runs\n" +
+	"go run ./cmd/bench -only fidelity,pacing -out /tmp/b.md   # some groups only (fidelity, pacing, capacity, browser, speed)\n" +
+	"go run ./cmd/bench -only fidelity,browser -worker-session 2m -main-session 1m -out /tmp/b.md   # shorter session_thread rows (full: 10m / 2m)\n" +
+	"go test ./internal/bench/       # the harness's own unit tests (percentile, drift)\n" +
 	"```\n\n" +
 	"Needs web/app.wasm (`make wasm`), chromium at /usr/bin/chromium and PostgreSQL 15 binaries under /usr/lib/postgresql/15/bin (`scripts/deps.sh test` installs them). " +
 	"The simulator runs in process (fidelity, pacing) or as a child process of the bench binary (capacity, so the runner's CPU and memory are its own). " +

@@ -51,45 +51,13 @@ type hello struct {
 	close func()
 }
 
-// buildHello builds internal/bench/hello the way `make wasm` builds the page
-// (GOOS=js GOARCH=wasm -trimpath -ldflags "-s -w", then go run
-// ./internal/compress), builds its native server, and starts it.
+// buildHello builds the hello world (helloFiles) and starts its server.
 func buildHello(ctx context.Context, root string) (*hello, error) {
-	dir, err := os.MkdirTemp("", "bench-hello-")
+	h, bin, err := helloFiles(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	h := &hello{Dir: dir, close: func() { os.RemoveAll(dir) }}
-	run := func(env []string, args ...string) error {
-		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), env...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("bench: %s: %w\n%s", strings.Join(args, " "), err, out)
-		}
-		return nil
-	}
-	wasm := filepath.Join(dir, "app.wasm")
-	if err := run([]string{"GOOS=js", "GOARCH=wasm"}, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", wasm, "./internal/bench/hello"); err != nil {
-		h.close()
-		return nil, err
-	}
-	// compress caches by content: an unchanged hello world costs no brotli.
-	if err := run(nil, "go", "run", "./internal/compress", wasm); err != nil {
-		h.close()
-		return nil, err
-	}
-	if h.Sizes, err = fsSizes(os.DirFS(dir), "app.wasm"); err != nil {
-		h.close()
-		return nil, err
-	}
-	bin := filepath.Join(dir, "hello-server")
-	if err := run(nil, "go", "build", "-o", bin, "./internal/bench/hello"); err != nil {
-		h.close()
-		return nil, err
-	}
-	cmd := exec.Command(bin, "-dir", dir, "-addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, "-dir", h.Dir, "-addr", "127.0.0.1:0")
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -111,6 +79,62 @@ func buildHello(ctx context.Context, root string) (*hello, error) {
 	rm := h.close
 	h.close = func() { cmd.Process.Kill(); cmd.Wait(); rm() }
 	return h, nil
+}
+
+// Prepare builds what the browser group builds (the hello world's wasm,
+// compressed, and its server) and removes it again: the Go build cache and
+// compress's cache keep the work, so a run started afterwards on the same
+// tree measures instead of compiling. `make test` runs it beside the e2e
+// page tests (scripts/test.sh), before the quick bench.
+func Prepare(ctx context.Context, root string) error {
+	h, _, err := helloFiles(ctx, root)
+	if err != nil {
+		return err
+	}
+	h.close()
+	return nil
+}
+
+// helloFiles builds internal/bench/hello the way `make wasm` builds the page
+// (GOOS=js GOARCH=wasm -trimpath -ldflags "-s -w", then go run
+// ./internal/compress) into a temporary directory, and its native server;
+// it returns them (h.close removes them) and the server binary.
+func helloFiles(ctx context.Context, root string) (*hello, string, error) {
+	dir, err := os.MkdirTemp("", "bench-hello-")
+	if err != nil {
+		return nil, "", err
+	}
+	h := &hello{Dir: dir, close: func() { os.RemoveAll(dir) }}
+	run := func(env []string, args ...string) error {
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("bench: %s: %w\n%s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	wasm := filepath.Join(dir, "app.wasm")
+	if err := run([]string{"GOOS=js", "GOARCH=wasm"}, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", wasm, "./internal/bench/hello"); err != nil {
+		h.close()
+		return nil, "", err
+	}
+	// compress caches by content: an unchanged hello world costs no brotli.
+	if err := run(nil, "go", "run", "./internal/compress", wasm); err != nil {
+		h.close()
+		return nil, "", err
+	}
+	if h.Sizes, err = fsSizes(os.DirFS(dir), "app.wasm"); err != nil {
+		h.close()
+		return nil, "", err
+	}
+	bin := filepath.Join(dir, "hello-server")
+	if err := run(nil, "go", "build", "-o", bin, "./internal/bench/hello"); err != nil {
+		h.close()
+		return nil, "", err
+	}
+	return h, bin, nil
 }
 
 // encodingCheck fetches base/web/app.wasm with Accept-Encoding: br, gzip
