@@ -32,7 +32,7 @@ deps:
 	@scripts/deps.sh test
 
 # The order, and what runs beside what at nice 19: scripts/test.sh.
-test: deps check ## everything CI runs (installs chromium/postgresql if missing)
+test: deps ## everything CI runs (installs chromium/postgresql if missing)
 	@MAKE="$(MAKE)" scripts/test.sh
 
 check: ## gofmt, go mod tidy, vet and staticcheck (native + wasm, and the browser-test tag)
@@ -72,7 +72,7 @@ e2e-server: ## the server's, axe's and the launcher's browser tests (needs make 
 smoke: ## short fuzz / soak / bench runs so they cannot rot
 	@scripts/smoke.sh
 
-smoke-front: ## smoke without its quick bench: fuzz seeds, one-iteration benchmarks, 30 s soak
+smoke-front: ## smoke but the bench groups that time sessions: fuzz seeds, one-iteration benchmarks, 30 s soak, quick speed group
 	@scripts/smoke.sh front
 
 bench: wasm ## full benchmark suite → BENCHMARKS.md

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Short runs of the long suites so they cannot rot (part of `make test`):
-# every fuzz target on its committed corpus, a 30 s soak and every benchmark
-# once ("front"), then a quick run of the make-bench harness ("bench").
+# every fuzz target on its committed corpus, a 30 s soak, every benchmark
+# once and the make-bench harness's speed group, quick ("front"), then the
+# harness's other groups, quick ("bench").
 # Usage: scripts/smoke.sh [all|front|bench]   (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,12 +25,17 @@ front() {
     cat "$soaklog"; echo "soak: failed"; exit 1
   fi
   tail -n 1 "$soaklog" | sed 's/^/soak: /'
+  # Quick, the speed group's `go test -bench` figures are one iteration:
+  # nothing there needs the machine to itself.
+  echo "bench: quick run of the make-bench harness, speed group"
+  go run ./cmd/bench -quick -only speed -out /tmp/BENCHMARKS.quick-speed.md
 }
 
-# The quick bench measures, so it runs alone (make test starts it last).
+# The other groups time sessions, so they run alone (make test starts them
+# last).
 quickbench() {
-  echo "bench: quick run of the make-bench harness"
-  go run ./cmd/bench -quick -out /tmp/BENCHMARKS.quick.md
+  echo "bench: quick run of the make-bench harness, the groups that time sessions"
+  go run ./cmd/bench -quick -only fidelity,browser,capacity,pacing -out /tmp/BENCHMARKS.quick.md
 }
 
 case $part in

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# The order of `make test` (run by it after deps and check).
+# The order of `make test` (run by it after deps).
 #
 # A suite that bounds a time gets the CPU it was measured with. Work that
 # bounds none runs beside it at nice 19, on the cycles it leaves idle:
-#   - `make wasm` (a compile) beside `make unit`, which uses about 1.5 of
-#     the 2 cores (its packages mostly wait on real-time sessions);
-#   - the smoke's fuzz seeds, one-iteration benchmarks and 30 s soak
-#     (`make smoke-front`), and the quick bench's own builds (`go run
-#     ./cmd/bench -prepare`: the hello world's wasm, whose brotli-11 alone
-#     takes most of a minute), beside `make e2e-page`, whose timed tests
-#     run one browser at a time and leave most of a core idle.
+#   - `make wasm` (a compile) beside `make check`, `make unit` (its packages
+#     mostly wait on real-time sessions: cmd/duplexscope uses about 45 s of
+#     CPU in its 125 s) and `make wasmtest`;
+#   - `make smoke-front` (fuzz seeds, one-iteration benchmarks, the 30 s
+#     soak, the bench's speed group) and the quick bench's own builds (`go
+#     run ./cmd/bench -prepare`: the hello world's wasm, whose brotli-11
+#     alone takes most of a minute) beside `make e2e-page`, whose timed
+#     tests run one browser at a time and leave most of a core idle.
 # `make wasm` moves whole files into web/ (the Makefile), so a test binary
-# compiled meanwhile embeds either no wasm or all of it. The quick bench
-# measures, so it runs last and alone.
+# compiled meanwhile embeds either no wasm or all of it. The bench groups
+# that time sessions run last and alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make="${MAKE:-make} --no-print-directory"
@@ -47,9 +48,10 @@ running=""
 trap 'for p in $running; do kill -- -"$p" 2>/dev/null || true; done' EXIT
 
 beside wasm $make wasm
+$make check
 $make unit
-await wasm
 $make wasmtest
+await wasm
 $make security
 beside smoke $make smoke-front
 beside prepare go run ./cmd/bench -prepare
