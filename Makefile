@@ -50,8 +50,18 @@ lint: check
 fmt: ## gofmt -s -w
 	gofmt -s -w .
 
+# cmd/duplexscope's fault tests run one at a time (they count the
+# process's goroutines), about 50 s, and the package bounded the step: they
+# run in a test process of their own beside the rest.
+UNIT_APART := ^TestRunFaults
 unit: ## go test -race ./... (-p 4: most packages wait on real-time sessions)
-	$(GO) test -race -count=1 -p 4 ./...
+	@log=$$(mktemp); \
+	echo "$(GO) test -race -count=1 -run '$(UNIT_APART)' ./cmd/duplexscope/   (beside)"; \
+	$(GO) test -race -count=1 -run '$(UNIT_APART)' ./cmd/duplexscope/ >"$$log" 2>&1 & apart=$$!; \
+	echo "$(GO) test -race -count=1 -p 4 -skip '$(UNIT_APART)' ./..."; \
+	$(GO) test -race -count=1 -p 4 -skip '$(UNIT_APART)' ./...; rc=$$?; \
+	wait $$apart; arc=$$?; echo "--- $(UNIT_APART) in ./cmd/duplexscope/:"; cat "$$log"; rm -f "$$log"; \
+	[ $$rc -eq 0 ] && [ $$arc -eq 0 ]
 
 wasmtest: ## pure packages under node (wasm == native)
 	PATH="$(WASM_EXEC):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(WASM_TEST_PKGS)
