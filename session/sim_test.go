@@ -94,24 +94,26 @@ func receiveTimes(tr *trace.Session) map[string]*clientTimes {
 	return out
 }
 
-// Loose bounds on |client interval − true interval| (client receive clock vs
-// simulator emit clock; the difference is clock-independent). The test
-// machine has 2 cores shared with other builds and the simulator runs in the
-// same process, so the whole process is sometimes descheduled for hundreds
-// of milliseconds (observed: 400 ms at load average 7). A stall monitor
-// measures the worst such stall during the sessions; an error up to that
-// stall is the machine's, not the client's. So every response must be within
-// clientTruthBound + 2·stall and the median within clientTruthMedianBound +
-// stall; a systematic client error (a receive stamp taken after pacing, or
-// at the wrong event: ≥ one 200 ms frame) exceeds that unless the machine
-// stalled for a whole frame, which the log line reports. (Each of an
-// interval's two receive stamps can be delayed by a stall, hence 2× for single
-// responses; with -race on a loaded machine stalls of 400 ms were seen.)
-// The tight figures (goal p99 ≤ 1 ms native) belong to make bench.
-const (
-	clientTruthBound       = 50 * time.Millisecond
-	clientTruthMedianBound = 20 * time.Millisecond
-)
+// clientTruthMedianBound bounds the median |client interval − true
+// interval| (client receive clock vs simulator emit clock; the difference is
+// clock-independent) over a round's responses, beyond the worst stall the
+// stall monitor saw.
+//
+// Only the median is asserted. The test machine has 2 cores shared with
+// other test processes and the simulator runs in this process, so single
+// receive stamps are late by whatever the machine does: the OS can preempt
+// the one thread that runs a session's reader while the monitor runs on the
+// other, so no monitor bounds a single stamp (CI, 2026-12-05: one interval
+// off by 240.8 ms while the monitor's worst was 91.3 ms; 207ba32: 289 ms
+// against a 279 ms bound). The median is another matter: the monitor samples
+// every 2 ms through the session's, so a majority of stamps later than
+// its worst sample by 20 ms is the client's own systematic error (a stamp
+// taken after pacing or processing, or at the wrong event: a whole frame).
+// That a stamp is taken on arrival, before any lock or observer, is proven
+// on a fake clock (TestReceiveStampNotDelayed); the per-response figures
+// (goal p99 ≤ 1 ms native, ≤ 1.5× the bare client at 16) are make bench's
+// (BenchmarkTimingFidelity and the bench's fidelity group).
+const clientTruthMedianBound = 20 * time.Millisecond
 
 // stallMonitor records how long the process was kept from running: the
 // worst lateness of a 2 ms sleep loop, and the worst delivery time of a
@@ -184,8 +186,9 @@ func (m *stallMonitor) Stop() time.Duration { close(m.stop); return <-m.done }
 
 // TestSimConcurrent runs 16 concurrent paced sessions of the builtin clips
 // against the simulator on real clocks and checks every response against
-// the simulator's truth: client-measured intervals within clientTruthBound,
-// server-reported TTFT/TTFP equal to the truth exactly.
+// the simulator's truth: server-reported TTFT/TTFP/TPOT equal to the truth
+// exactly, the median client-measured interval error within
+// clientTruthMedianBound of the worst stall.
 func TestSimConcurrent(t *testing.T) {
 	n := *simSessions
 	if testing.Short() && n > 4 {
@@ -236,7 +239,7 @@ type fidelity struct {
 
 // measureFidelity runs n concurrent sessions of the builtin clips against a
 // fresh simulator and checks each response against its truth: server values
-// exactly, and with strict the client intervals within the bounds above (the
+// exactly, and with strict the median client interval error within its bound (the
 // benchmark only measures them); it returns the errors measured.
 func measureFidelity(t testing.TB, n int, strict bool) fidelity {
 	ts := startSim(t)
@@ -270,7 +273,6 @@ func measureFidelity(t testing.TB, n int, strict bool) fidelity {
 	}
 	wg.Wait()
 	stall := mon.Stop()
-	bound := durMsT(clientTruthBound + 2*stall)
 	var errsCreatedAudio, errsAudioSpan []float64
 	var lags []time.Duration
 	responses := 0
@@ -303,11 +305,6 @@ func measureFidelity(t testing.TB, n int, strict bool) fidelity {
 			e2 := (c.lastAudio - c.firstAudio) - (*tr.LastAudioMs - *tr.FirstAudioMs)
 			errsCreatedAudio = append(errsCreatedAudio, e1)
 			errsAudioSpan = append(errsAudioSpan, e2)
-			for _, e := range []float64{e1, e2} {
-				if strict && math.Abs(e) > bound {
-					t.Errorf("session %d response %s: client − truth interval error %.3f ms, bound %.3f ms (%v + 2 × worst stall %v)", i, tr.ResponseID, e, bound, clientTruthBound, stall)
-				}
-			}
 			row, ok := rows[tr.ResponseID]
 			if !ok || row.Raw == nil {
 				t.Errorf("session %d response %s: no metrics row", i, tr.ResponseID)
