@@ -17,7 +17,11 @@
 // simulator's clock, accessibility, hostile input) calls t.Parallel(), so
 // Go runs those after the timed ones, two at a time (-parallel defaults to
 // the 2 cores): their sessions are real time and mostly wait. Every wait in
-// them polls for an event with a deadline of minutes, never a sleep.
+// them polls for an event with a deadline of minutes, never a sleep. make
+// test runs the two kinds in two processes (`make e2e-timed`, and `make
+// e2e-untimed` beside it under SCHED_IDLE, so it gets only the cycles the
+// timed tests leave idle); the Makefile's E2E_TIMED lists the timed ones
+// and TestTimedList keeps it equal to the tests without t.Parallel.
 //
 // Every browser here runs V8 with --liftoff-only (browsertest.TestJIT):
 // tiering Go's wasm up to TurboFan cost about 4.5 s of CPU per page load,

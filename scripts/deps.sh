@@ -11,6 +11,7 @@ case "${1:-test}" in
     [ -x "$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -n1)" ] || want+=(postgresql)
     need node nodejs
     need ffmpeg ffmpeg
+    need chrt util-linux # scripts/test.sh: work beside the timed suites runs under SCHED_IDLE
     ;;
 esac
 if [ ${#want[@]} -gt 0 ]; then
