@@ -11,9 +11,11 @@
 #     a time), `make smoke-front` (fuzz seeds, one-iteration benchmarks,
 #     the 30 s soak, the bench's speed group) and the quick bench's own
 #     builds (`go run ./cmd/bench -prepare`: the hello world's wasm, whose
-#     brotli-11 alone takes most of a minute) beside `make e2e-timed`, the
-#     e2e tests that bound a time: they run one browser at a time and leave
-#     most of a core idle.
+#     brotli-11 alone takes most of a minute) beside `make security` (about
+#     half the CPU of its minute) and `make e2e-timed`, the e2e tests that
+#     bound a time: they run one browser at a time and leave most of a core
+#     idle. e2e-untimed (about 470 s alone) ends that phase, so it starts
+#     first.
 # Not nice 19: chromium, run as root, sets its own threads' nice values
 # (-8 for the compositor and display threads), so browsers beside the timed
 # ones at nice 19 took the CPU back (a timed test's worker send jitter p99
@@ -60,10 +62,10 @@ $make check
 $make unit
 $make wasmtest
 await wasm
-$make security
 beside untimed $make e2e-untimed
 beside smoke $make smoke-front
 beside prepare go run ./cmd/bench -prepare
+$make security
 $make e2e-timed
 await smoke
 await prepare
