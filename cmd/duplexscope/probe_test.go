@@ -129,6 +129,7 @@ func TestRunStandardProbes(t *testing.T) {
 			if len(rep.Probes) != 2 {
 				t.Fatalf("report.json probes = %+v, want 2", rep.Probes)
 			}
+			lag := inputLagMs(rep)
 			for i, w := range []want{tc.backchannel, tc.interr} {
 				p := rep.Probes[i]
 				kind := []string{"backchannel", "interruption"}[i]
@@ -142,11 +143,11 @@ func TestRunStandardProbes(t *testing.T) {
 				if p.ResumeAfterMs != nil {
 					res = *p.ResumeAfterMs
 				}
-				if none := w.minMs == 0 && w.maxMs == 0; p.StoppedBy != w.stoppedBy || (none && p.StopLatencyMs != nil) || (!none && (lat < w.minMs || lat > w.maxMs || p.PlayedMs == nil)) {
-					t.Errorf("%s: stopped_by %q stop latency %v ms played %v; want %q, latency in [%v, %v] ms", kind, p.StoppedBy, lat, p.PlayedMs, w.stoppedBy, w.minMs, w.maxMs)
+				if none := w.minMs == 0 && w.maxMs == 0; p.StoppedBy != w.stoppedBy || (none && p.StopLatencyMs != nil) || (!none && (lat < w.minMs || lat > w.maxMs+lag || p.PlayedMs == nil)) {
+					t.Errorf("%s: stopped_by %q stop latency %v ms played %v; want %q, latency in [%v, %v + %.1f] ms (+ the run's input pacing lag)", kind, p.StoppedBy, lat, p.PlayedMs, w.stoppedBy, w.minMs, w.maxMs, lag)
 				}
-				if none := w.resumeMin == 0 && w.resumeMax == 0; w.resumeMax >= 0 && ((none && p.ResumeAfterMs != nil) || (!none && (res < w.resumeMin || res > w.resumeMax))) {
-					t.Errorf("%s: resume_after_ms %v, want in [%v, %v] (none when both 0)", kind, res, w.resumeMin, w.resumeMax)
+				if none := w.resumeMin == 0 && w.resumeMax == 0; w.resumeMax >= 0 && ((none && p.ResumeAfterMs != nil) || (!none && (res < w.resumeMin || res > w.resumeMax+lag))) {
+					t.Errorf("%s: resume_after_ms %v, want in [%v, %v + %.1f] (+ the input lag; none when both 0)", kind, res, w.resumeMin, w.resumeMax, lag)
 				}
 				t.Logf("%s: stopped_by %s stop %.0f ms played %v received %v resume after %.0f ms, next response %.0f ms after onset",
 					kind, p.StoppedBy, lat, deref(p.PlayedMs), deref(p.ReceivedMs), res, deref(p.NextResponseMs))
