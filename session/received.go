@@ -82,14 +82,36 @@ func DecodeReceived(data []byte) (*Received, bool) {
 // object. A field of an unexpected JSON type (a numeric status, a string
 // response) is left unset and the rest is kept, as the metrics reader
 // keeps the event (docs/protocol.md#response-identity).
-func parseInbound(data []byte) (in inbound, ok bool) {
+//
+// Long plain strings (audio payloads) are lifted out first (liftLong) and
+// set after: the result is the same as decoding the frame whole.
+func parseInbound(data []byte) (in inbound, ok bool) { return decodeInbound(data, liftMin) }
+
+// decodeInbound is parseInbound lifting strings of at least min bytes; 0
+// lifts none (the whole frame through encoding/json).
+func decodeInbound(data []byte, min int) (in inbound, ok bool) {
 	body := bytes.TrimSpace(data)
 	if len(body) == 0 || body[0] != '{' {
 		return in, false
 	}
-	err := json.Unmarshal(data, &in)
+	doc := data
+	var lifted [len(liftedKeys)][]byte
+	if min > 0 && len(data) >= min {
+		if reduced, l, ok := liftLong(data, min); ok {
+			doc, lifted = reduced, l
+		}
+	}
+	err := json.Unmarshal(doc, &in)
 	_, typeErr := errors.AsType[*json.UnmarshalTypeError](err)
-	return in, err == nil || typeErr
+	if err != nil && !typeErr {
+		return in, false
+	}
+	for k, f := range []*rawString{&in.Delta, &in.Audio, &in.Transcript} {
+		if lifted[k] != nil {
+			*f = plainString(lifted[k])
+		}
+	}
+	return in, true
 }
 
 // received is the observers' part of in.

@@ -127,7 +127,7 @@ func (f *rawString) UnmarshalJSON(b []byte) error {
 	}
 	body := b[1 : len(b)-1]
 	if bytes.IndexByte(body, '\\') < 0 {
-		f.set, f.s, f.n = true, body, b64Len(body)
+		*f = plainString(body)
 		return nil
 	}
 	// Escaped (e.g. "\/"): rare, unquote and decode the slow way.
@@ -140,6 +140,12 @@ func (f *rawString) UnmarshalJSON(b []byte) error {
 		f.n = len(d)
 	}
 	return nil
+}
+
+// plainString is the field for a non-empty JSON string's contents that
+// hold no escape: the contents themselves, no copy.
+func plainString(body []byte) rawString {
+	return rawString{set: true, s: body, n: b64Len(body)}
 }
 
 // b64Len is len(base64.StdEncoding.DecodeString(src)), −1 on a decode
