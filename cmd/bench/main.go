@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,7 +74,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	want := newGroupSet(*only)
+	want, err := newGroupSet(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		os.Exit(2)
+	}
 	if want.has("pacing") {
 		// Capacity runs before the fixed-length pacing run: leave it room.
 		cfg.Deadline = cfg.Deadline.Add(-cfg.PacingNative - 30*time.Second)
@@ -141,17 +146,42 @@ func parseSteps(s string) ([]int, error) {
 	return steps, nil
 }
 
+// group is one section of the report and the code that measures it.
+type group struct {
+	name string
+	fn   func(context.Context, *bench.Config, *bench.Shared) *bench.Section
+}
+
+// groups are every group, in the order a run takes them.
+var groups = []group{
+	{"fidelity", bench.FidelityGroup},
+	{"browser", bench.BrowserGroup},
+	{"speed", bench.SpeedGroup},
+	{"capacity", bench.CapacityGroup}, // its steps stop starting at -budget minus the pacing run
+	{"pacing", bench.PacingGroup},     // fixed length: last
+}
+
 // groupSet is the -only list; empty means every group.
 type groupSet map[string]bool
 
-func newGroupSet(only string) groupSet {
+// newGroupSet reads the -only list; a name that is no group is an error
+// (a typo would otherwise run nothing and still write a report).
+func newGroupSet(only string) (groupSet, error) {
 	want := groupSet{}
 	for _, g := range strings.Split(only, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			want[g] = true
+		if g = strings.TrimSpace(g); g == "" {
+			continue
 		}
+		if !slices.ContainsFunc(groups, func(x group) bool { return x.name == g }) {
+			names := make([]string, len(groups))
+			for i, x := range groups {
+				names[i] = x.name
+			}
+			return nil, fmt.Errorf("-only %q: no group %q (the groups: %s)", only, g, strings.Join(names, ", "))
+		}
+		want[g] = true
 	}
-	return want
+	return want, nil
 }
 
 func (s groupSet) has(g string) bool { return len(s) == 0 || s[g] }
@@ -161,16 +191,6 @@ func (s groupSet) has(g string) bool { return len(s) == 0 || s[g] }
 // the group that was running.
 func runGroups(ctx context.Context, cfg *bench.Config, want groupSet, doc *bench.Doc) int {
 	shared := &bench.Shared{}
-	groups := []struct {
-		name string
-		fn   func(context.Context, *bench.Config, *bench.Shared) *bench.Section
-	}{
-		{"fidelity", bench.FidelityGroup},
-		{"browser", bench.BrowserGroup},
-		{"speed", bench.SpeedGroup},
-		{"capacity", bench.CapacityGroup}, // its steps stop starting at -budget minus the pacing run
-		{"pacing", bench.PacingGroup},     // fixed length: last
-	}
 	failed := 0
 	for _, g := range groups {
 		if !want.has(g.name) {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +51,22 @@ func TestParseSteps(t *testing.T) {
 	}
 }
 
+// TestGroupSetUnknown: a name that is no group is refused, and the error
+// names the groups there are.
+func TestGroupSetUnknown(t *testing.T) {
+	t.Parallel()
+	for _, only := range []string{"capcity", "speed,pace", "Browser"} {
+		_, err := newGroupSet(only)
+		if err == nil {
+			t.Errorf("-only %q: no error", only)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, "fidelity, browser, speed, capacity, pacing") {
+			t.Errorf("-only %q: error %q does not list the groups", only, msg)
+		}
+	}
+}
+
 // TestGroupSet: an empty -only runs every group, a list only its own.
 func TestGroupSet(t *testing.T) {
 	t.Parallel()
@@ -59,7 +76,10 @@ func TestGroupSet(t *testing.T) {
 		"speed":             {"speed": true, "browser": false, "pacing": false},
 		"fidelity, browser": {"fidelity": true, "browser": true, "speed": false},
 	} {
-		s := newGroupSet(only)
+		s, err := newGroupSet(only)
+		if err != nil {
+			t.Fatalf("-only %q: %v", only, err)
+		}
 		for g, want := range runs {
 			if s.has(g) != want {
 				t.Errorf("-only %q: runs %s = %v, want %v", only, g, !want, want)
