@@ -8,7 +8,7 @@ LDFLAGS := -X main.version=$(VERSION)
 # Packages that must also pass under GOOS=js GOARCH=wasm (node runner).
 WASM_TEST_PKGS ?= ./trace/... ./metrics/... ./protocol/... ./session/... ./chart/... ./audio/... ./report/...
 
-.PHONY: help run build wasm test check fmt lint unit wasmtest e2e e2e-page e2e-timed e2e-untimed e2e-server security smoke smoke-front bench soak fuzz golden vendor clean deps
+.PHONY: help run build wasm test check fmt lint unit wasmtest e2e e2e-page e2e-timed e2e-untimed e2e-server screenshots security smoke smoke-front bench soak fuzz golden vendor clean deps
 
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -77,7 +77,7 @@ e2e-page: ## the e2e package's page tests (needs make wasm)
 
 # The e2e tests that bound a time: they do not call t.Parallel, so each has
 # the browser to itself. make test runs them (e2e-timed) with the others
-# (e2e-untimed) beside them at nice 19; e2e's TestTimedList keeps this
+# (e2e-untimed) beside them under SCHED_IDLE; e2e's TestTimedList keeps this
 # list equal to the package's tests without t.Parallel.
 E2E_TIMED := ^(TestBrowserVerdict|TestDatasetSession|TestMicSession|TestPageProbes|TestPageTurnTakingLabels|TestPageTurnTakingProbe|TestPersonaPlexProfile|TestSessionThreadUnderStall)$$
 e2e-timed: ## e2e-page's tests that bound a time, one at a time
@@ -85,6 +85,9 @@ e2e-timed: ## e2e-page's tests that bound a time, one at a time
 
 e2e-untimed: ## e2e-page's other tests (t.Parallel, two at a time)
 	$(GO) test -tags e2e -count=1 -timeout 15m -skip '$(E2E_TIMED)' ./e2e/...
+
+screenshots: wasm ## rewrite docs/screenshots: the e2e page tests, writing their screenshots there
+	$(GO) test -tags e2e -count=1 -timeout 15m ./e2e/ -screenshots
 
 e2e-server: ## the server's, axe's and the launcher's browser tests (needs make wasm)
 	$(GO) test -tags e2e -count=1 -timeout 5m -run '^TestBrowser' ./server/

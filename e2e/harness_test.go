@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -20,8 +21,12 @@ import (
 	"github.com/duplexscope/duplexscope/server"
 )
 
-// docsDir receives the README screenshots.
+// docsDir receives the README screenshots, with -screenshots (make
+// screenshots) only: a plain test run takes them all the same, into its
+// own temporary folder, so it never rewrites files git tracks.
 var docsDir = filepath.Join("..", "docs", "screenshots")
+
+var writeScreenshots = flag.Bool("screenshots", false, "write the README screenshots into docs/screenshots")
 
 // requireBuild fails (never skips) when the browser or the wasm is missing.
 func requireBuild(t testing.TB) {
@@ -127,7 +132,9 @@ func awaitKept(ctx context.Context, timeout time.Duration) error {
 	})
 }
 
-// screenshot saves a full-page PNG to docs/screenshots/name.png.
+// screenshot saves a full-page PNG as name.png: in docs/screenshots with
+// -screenshots, else in the test's temporary folder; a failure's
+// ("failure-…", which git ignores) always in docs/screenshots, to be seen.
 func screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -135,10 +142,14 @@ func screenshot(t testing.TB, ctx context.Context, name string) {
 		t.Errorf("screenshot %s: %v", name, err)
 		return
 	}
-	if err := os.MkdirAll(docsDir, 0o755); err != nil {
+	dir := t.TempDir()
+	if *writeScreenshots || strings.HasPrefix(name, "failure-") {
+		dir = docsDir
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(docsDir, name+".png")
+	p := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(p, buf, 0o644); err != nil {
 		t.Fatal(err)
 	}
