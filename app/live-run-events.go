@@ -102,7 +102,7 @@ func (r *liveRun) onPlayback(m playbackMsg) {
 			_ = s.Note(out.note)
 		}
 		if out.doAck {
-			r.playback.queueAck(m.ID, out.ack)
+			r.playback.ackQueue.Queue(m.ID, out.ack)
 		}
 	}
 	if m.Type == "start" {

@@ -254,7 +254,7 @@ func (r *liveRun) openMain(g *audioGraph, start session.WorkerStart) error {
 	// the first append is not already late.
 	r.input.readyCtxTime = g.inputTime()
 	r.mu.Unlock()
-	go r.playback.ackLoop(r.ctx, s)
+	go r.playback.ackQueue.Run(r.ctx, s)
 	return nil
 }
 

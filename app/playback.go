@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"sync"
 
 	"github.com/duplexscope/duplexscope/session"
@@ -40,11 +39,11 @@ type playback struct {
 	audio    map[string][]timedPCM // model audio by response, as received at 24 kHz
 	acks     session.PlaybackAcks
 	outLevel float64
-	ackQueue chan ackReq
+	ackQueue *session.AckQueue
 }
 
 func newPlayback() *playback {
-	return &playback{play: map[string]*playState{}, audio: map[string][]timedPCM{}, ackQueue: make(chan ackReq, 256)}
+	return &playback{play: map[string]*playState{}, audio: map[string][]timedPCM{}, ackQueue: session.NewAckQueue(256)}
 }
 
 // route applies the session's playback action for response id: audio
@@ -202,37 +201,4 @@ func (p *playback) snippet(order []string, atMs float64) []byte {
 	}
 	p.mu.Unlock()
 	return pcm
-}
-
-// ackReq is one playback.ack to send.
-type ackReq struct {
-	id string
-	ms int
-}
-
-// queueAck queues an ack for ackLoop (never blocks: it runs in the
-// worklet's callback).
-func (p *playback) queueAck(id string, ms int) {
-	select {
-	case p.ackQueue <- ackReq{id: id, ms: ms}:
-	default: // queue full: a later (cumulative) ack supersedes this one
-	}
-}
-
-// acker sends playback.ack (the session on this thread).
-type acker interface {
-	Played(ctx context.Context, id string, ms int) error
-}
-
-// ackLoop sends the queued acks in order, off the worklet callback, until
-// ctx ends.
-func (p *playback) ackLoop(ctx context.Context, s acker) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case a := <-p.ackQueue:
-			_ = s.Played(ctx, a.id, a.ms)
-		}
-	}
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"testing"
 
@@ -238,39 +237,6 @@ func TestPlaybackSnippet(t *testing.T) {
 			t.Errorf("%s: snippet at %v ms = %d bytes (first %v), want %d (first %d)", tc.name, tc.at, len(got), got[:min(1, len(got))], tc.want, tc.b0)
 		}
 	}
-}
-
-// ackFunc is an acker that hands each played_ms to f.
-type ackFunc func(ms int)
-
-func (f ackFunc) Played(_ context.Context, _ string, ms int) error {
-	f(ms)
-	return nil
-}
-
-// TestPlaybackAckLoop: queued acks go out in order; a full queue drops
-// (a later, cumulative ack supersedes) instead of blocking the worklet
-// callback; the loop ends with its context.
-func TestPlaybackAckLoop(t *testing.T) {
-	t.Parallel()
-	p := newPlayback()
-	for i := range cap(p.ackQueue) + 5 { // never blocks
-		p.queueAck("r1", i)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	sent := make(chan int)
-	ended := make(chan struct{})
-	go func() {
-		p.ackLoop(ctx, ackFunc(func(ms int) { sent <- ms }))
-		close(ended)
-	}()
-	for want := range cap(p.ackQueue) {
-		if got := <-sent; got != want {
-			t.Fatalf("ack %d sent played_ms %d, want %d", want, got, want)
-		}
-	}
-	cancel()
-	<-ended
 }
 
 // TestLiveRunOnPlayback: the run composes playback with its views and

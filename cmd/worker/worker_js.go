@@ -86,7 +86,7 @@ type worker struct {
 	frames     chan frame
 	inject     *injection    // clip mode: a probe to mix into the next frame
 	paced      chan struct{} // clip mode: closed when streamClip returns
-	acks       chan ackReq
+	acks       *session.AckQueue
 	tracker    *tracker.Tracker // follows the wire log: the page's snapshots, the player's rule
 	snapMs     float64          // when the last snapshot went (performance.now())
 	resultMs   float64          // … and the last one with the metrics
@@ -103,11 +103,6 @@ type injection struct {
 	pcm []byte
 }
 
-type ackReq struct {
-	id string
-	ms int
-}
-
 func main() {
 	// A collection stops the worker's only thread, so a message that
 	// arrives during one is stamped late (measured: receive-stamp error
@@ -122,7 +117,7 @@ func main() {
 	session.UseSocketWorker()
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &worker{self: js.Global(), ctx: ctx, stop: cancel, lastSeq: -1,
-		frames: make(chan frame, 512), acks: make(chan ackReq, 256), tracker: tracker.New()}
+		frames: make(chan frame, 512), acks: session.NewAckQueue(256), tracker: tracker.New()}
 	onMsg := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		w.onPage(args[0].Get("data"))
 		return nil
@@ -247,7 +242,7 @@ func (w *worker) dial(workerOrigin float64) {
 	w.minSeq = w.lastSeq + 2
 	w.mu.Unlock()
 	w.post(map[string]any{"type": "ready", "session_id": s.ID(), "tick_warning": s.TickWarning(), "worker_origin": workerOrigin})
-	go w.ackLoop(s)
+	go w.acks.Run(w.ctx, s)
 	go w.sendLoop(s)
 }
 
@@ -496,10 +491,7 @@ func (w *worker) onPlayback(d js.Value) {
 		_ = s.Note(note)
 	}
 	if ok {
-		select {
-		case w.acks <- ackReq{id: id, ms: ack}:
-		default: // a later (cumulative) ack supersedes this one
-		}
+		w.acks.Queue(id, ack)
 	}
 }
 
@@ -511,17 +503,6 @@ func (w *worker) ctxToPerfLocked(ctxTime float64) float64 {
 		return session.PerfNow()
 	}
 	return w.clockPerf + (ctxTime-w.clockCtx)*1000
-}
-
-func (w *worker) ackLoop(s *session.Session) {
-	for {
-		select {
-		case <-w.ctx.Done():
-			return
-		case a := <-w.acks:
-			_ = s.Played(w.ctx, a.id, a.ms)
-		}
-	}
 }
 
 // finish commits, waits, closes and sends the page the wire log.
