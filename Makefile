@@ -31,7 +31,7 @@ wasm: ## build web/app.wasm and web/session-worker.wasm (+ .gz/.br)
 deps:
 	@scripts/deps.sh test
 
-# The order, and what runs beside what at nice 19: scripts/test.sh.
+# The order, and what runs beside what (under SCHED_IDLE): scripts/test.sh.
 test: deps ## everything CI runs (installs chromium/postgresql if missing)
 	@MAKE="$(MAKE)" scripts/test.sh
 
