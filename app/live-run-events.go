@@ -13,7 +13,7 @@ import (
 
 // onSnapshot takes the session worker's tracker snapshot (its "snapshot"
 // message): the page draws the worker's session without reading its wire.
-func (r *liveRun) onSnapshot(d tracker.Delta) {
+func (r *liveRun) onSnapshot(d tracker.Delta) (lost bool) {
 	r.mu.Lock()
 	m := r.wire.Merge(d)
 	for _, rs := range m.FirstAudio {
@@ -21,6 +21,7 @@ func (r *liveRun) onSnapshot(d tracker.Delta) {
 	}
 	r.mu.Unlock()
 	r.maybePublish(m.Boundary)
+	return m.Lost
 }
 
 // onMedia takes what the worker decoded of a received event for the page:

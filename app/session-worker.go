@@ -37,9 +37,10 @@ type workerClosed struct {
 // in the Worker's onmessage callback (never block).
 type workerHooks struct {
 	// Snapshot: the worker's tracker changed (throttled, and at once at
-	// each response boundary); Media: what the worker decoded of a
-	// received event for the page (played: the audio it gave the player).
-	Snapshot func(tracker.Delta)
+	// each response boundary); lost: the page's view missed one before it
+	// (Merged.Lost). Media: what the worker decoded of a received event
+	// for the page (played: the audio it gave the player).
+	Snapshot func(tracker.Delta) (lost bool)
 	Media    func(in turntaking.Input, played []byte)
 	State    func(session.State, error)
 	Sent     func(f inputFrame, sentMs float64)
@@ -205,13 +206,15 @@ func (ws *workerSession) onMessage(d app.Value) {
 	case "snapshot":
 		delta, err := tracker.Decode([]byte(d.Get("delta").String()))
 		if err != nil {
-			// The live view misses one update; the report is built from
-			// the wire log. Say so in that log.
+			// The live view misses one update (the report is built from
+			// the wire log): say so in that log, and have the next
+			// snapshot carry the metrics whole.
 			_ = ws.Note(map[string]any{"type": "duplexscope.snapshot_error", "error": err.Error()})
+			ws.w.Call("postMessage", map[string]any{"type": "resync"})
 			return
 		}
-		if ws.hooks.Snapshot != nil {
-			ws.hooks.Snapshot(delta)
+		if ws.hooks.Snapshot != nil && ws.hooks.Snapshot(delta) {
+			ws.w.Call("postMessage", map[string]any{"type": "resync"})
 		}
 	case "media":
 		if ws.hooks.Media == nil {

@@ -54,6 +54,9 @@ type Accumulator struct {
 	listed   []int // indices into resps, response_ids order
 	recs     []rec // identity-carrying accepted events, for re-windowing
 	accepted int
+	// tick counts changes (see Mark); allRev is the tick of the last one
+	// every response's row depends on (meta, stream start, sample rate).
+	tick, allRev uint64
 }
 
 // rec is the window-relevant part of one accepted event with an identity.
@@ -149,9 +152,22 @@ func parseStage0(raw json.RawMessage) *stage0Parsed {
 
 type respState struct {
 	id    string
-	index int // request_index; -1 until listed
-	bytes int // decoded audio bytes of all accepted deltas (any time)
+	index int    // request_index; -1 until listed
+	bytes int    // decoded audio bytes of all accepted deltas (any time)
+	rev   uint64 // tick of its last change
 	win   window
+}
+
+// touch notes a change to response ri's row or timing.
+func (a *Accumulator) touch(ri int) {
+	a.tick++
+	a.resps[ri].rev = a.tick
+}
+
+// touchAll notes a change to every response's row.
+func (a *Accumulator) touchAll() {
+	a.tick++
+	a.allRev = a.tick
 }
 
 // window is a response's state over its events at or after stream start.
@@ -185,6 +201,7 @@ func (a *Accumulator) SetMeta(m trace.SessionMeta) {
 		m.StreamStartMs = a.meta.StreamStartMs
 	}
 	a.meta = m
+	a.touchAll()
 	if m.StreamStartMs != nil {
 		a.ssSet = true
 	}
@@ -205,6 +222,7 @@ func (a *Accumulator) setStreamStart(s float64) {
 		return
 	}
 	a.ss = s
+	a.touchAll()
 	for i := range a.resps {
 		a.resps[i].win = window{}
 	}
@@ -276,6 +294,9 @@ func (a *Accumulator) add(ev trace.Event) int {
 	}
 	if typ == typeAudioDelta {
 		if hz, ok := intLike(o.get("sample_rate_hz")); ok && hz > 0 {
+			if hz != a.rate {
+				a.touchAll() // rows without a duration are timed at it
+			}
 			a.rate = hz
 			if !slices.Contains(a.counts.SampleRates, hz) {
 				a.counts.SampleRates = append(a.counts.SampleRates, hz)
@@ -301,7 +322,9 @@ func (a *Accumulator) add(ev trace.Event) int {
 		if hasID && r.packet {
 			if b, ok := strBytes(p); ok {
 				if n, ok := b64Len(b); ok {
-					a.resp(rid).bytes += n
+					ri := a.respIndex(rid)
+					a.resps[ri].bytes += n
+					a.touch(ri)
 				}
 			}
 		}
@@ -315,6 +338,7 @@ func (a *Accumulator) add(ev trace.Event) int {
 		if st := &a.resps[ri]; st.index < 0 {
 			st.index = len(a.listed)
 			a.listed = append(a.listed, ri)
+			a.touch(ri)
 		}
 	}
 	r.text = isTextType(typ) && nonEmptyString(o.get("delta"))
@@ -341,13 +365,12 @@ func (a *Accumulator) respIndex(id string) int {
 	return len(a.resps) - 1
 }
 
-func (a *Accumulator) resp(id string) *respState { return &a.resps[a.respIndex(id)] }
-
 // apply folds one record into its response's window state.
 func (a *Accumulator) apply(r *rec) {
 	if !(r.t >= a.ss) {
 		return
 	}
+	a.touch(r.resp)
 	w := &a.resps[r.resp].win
 	if r.created && !w.hasCreated {
 		w.hasCreated, w.createdT, w.created = true, r.t, r.tMs

@@ -144,6 +144,25 @@ func (a *Accumulator) Snapshot() SessionResult {
 	return res
 }
 
+// Mark is the accumulator's change count, for FirstChanged.
+func (a *Accumulator) Mark() uint64 { return a.tick }
+
+// FirstChanged is the position, in response_ids order, of the first listed
+// response whose Snapshot row or timing may differ from a Snapshot taken
+// when Mark returned m (the number listed when none): a live view that has
+// the rows of that Snapshot needs only those from there on.
+func (a *Accumulator) FirstChanged(m uint64) int {
+	if a.allRev > m {
+		return 0
+	}
+	for i, ri := range a.listed {
+		if a.resps[ri].rev > m {
+			return i
+		}
+	}
+	return len(a.listed)
+}
+
 // sampleRate is the rate audio bytes are timed at: the last
 // sample_rate_hz seen, else the default.
 func (a *Accumulator) sampleRate() float64 {

@@ -13,6 +13,7 @@ package main
 //	{type:"clip", pcm}                     clip mode: stream this clip (16 kHz PCM16 LE) on the worker's clock
 //	{type:"inject", id, pcm}               clip mode: mix a probe clip in from the next frame
 //	{type:"stop"}                          input ended: send no more frames
+//	{type:"resync"}                        the page missed a snapshot: send the next one's metrics whole
 //	{type:"finish"}                        commit, wait for the responses, close; answers "closed"
 //	{type:"cancel"}                        abandon the session
 //	{type:"load-open", …}, {type:"load-stop"}  load mode (/load: many sessions), see load_js.go
@@ -25,7 +26,8 @@ package main
 //	{type:"snapshot", delta: JSON tracker.Delta, at_ms, boundary}  what the live views draw changed
 //	                                       (≤ 10 a second, and at once — boundary — at a response's first
 //	                                       audio and its end, and at the end of the session); at_ms: the
-//	                                       worker's performance.now() when it went
+//	                                       worker's performance.now() when it went; its metrics carry the
+//	                                       rows that may have changed since the last (tracker.Metrics)
 //	{type:"media", kind, t_ms, id, rate, text, pcm, played}  a received event's part in the page's
 //	                                       turn-taking pass (kind: turntaking.Input*, "" none) and the audio
 //	                                       the player was given (played; pcm: Uint8Array, transferred)
@@ -176,6 +178,10 @@ func (w *worker) onPage(d js.Value) {
 	case "stop":
 		w.mu.Lock()
 		w.stopped, w.ready = true, false
+		w.mu.Unlock()
+	case "resync": // the page missed a snapshot
+		w.mu.Lock()
+		w.tracker.ResendMetrics()
 		w.mu.Unlock()
 	case "finish":
 		go w.finish()
@@ -410,8 +416,8 @@ func (w *worker) postMedia(in turntaking.Input, r *session.Received, played bool
 
 // Snapshot pacing: the page draws at most this often (a snapshot costs
 // the worker an encode, the page a decode and a redraw), the metrics
-// (O(responses) to build and send) less often; a response's first audio
-// or end goes at once.
+// (O(responses) to build, the changed rows to send) less often; a
+// response's first audio or end goes at once.
 const (
 	snapshotEveryMs = 100
 	resultEveryMs   = 500

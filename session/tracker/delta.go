@@ -1,10 +1,12 @@
 package tracker
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -17,7 +19,8 @@ func (t *Tracker) LogRows(n int) []LogRow { return t.log.Last(n) }
 // cursor is how much of each append-only list a Delta has carried.
 type cursor struct {
 	marks, levels, lags int
-	logRows             int // absolute row index (rows dropped + index)
+	logRows             int    // absolute row index (rows dropped + index)
+	metrics             uint64 // the accumulator's Mark at the last metrics sent
 }
 
 // Delta is what changed since the previous Delta. Lists that only grow
@@ -40,14 +43,24 @@ type Delta struct {
 }
 
 // Metrics is a metrics.SessionResult as a Delta carries it: defined types
-// without the reference-layout MarshalJSON methods.
+// without the reference-layout MarshalJSON methods, and of the rows and
+// timings only those that may have changed since the last Metrics (a
+// 10-minute session's whole result is hundreds of kB, and encoding it took
+// the worker tens of ms twice a second, in the way of its send schedule).
 type Metrics struct {
-	Rows         []rowWire
-	Summary      summaryWire
-	OutputTokens metrics.Int
-	Responses    []metrics.ResponseTiming
-	Counts       metrics.Counts
-	Faults       []metrics.Fault
+	// Seq counts the Metrics a Tracker sent (from 1): a reader that
+	// missed one cannot merge the next unless it is whole (both From 0).
+	Seq int
+	// Rows replace the receiver's rows from RowsFrom on, Responses its
+	// timings from ResponsesFrom on.
+	RowsFrom      int
+	Rows          []rowWire
+	ResponsesFrom int
+	Responses     []metrics.ResponseTiming
+	Summary       summaryWire
+	OutputTokens  metrics.Int
+	Counts        metrics.Counts
+	Faults        []metrics.Fault
 }
 
 type (
@@ -55,23 +68,35 @@ type (
 	summaryWire metrics.SessionSummary
 )
 
-func toWire(r metrics.SessionResult) *Metrics {
-	w := &Metrics{Summary: summaryWire(r.Summary), OutputTokens: r.OutputTokens, Responses: r.Responses, Counts: r.Counts, Faults: r.Faults}
-	w.Rows = make([]rowWire, len(r.Rows))
-	for i, row := range r.Rows {
+// toWire is r's listed responses from position k on (and their rows),
+// with everything else whole.
+func toWire(r metrics.SessionResult, k int) *Metrics {
+	from, _ := slices.BinarySearchFunc(r.Rows, k, func(row metrics.Row, k int) int { return cmp.Compare(row.RequestIndex, k) })
+	w := &Metrics{RowsFrom: from, ResponsesFrom: k, Responses: r.Responses[k:],
+		Summary: summaryWire(r.Summary), OutputTokens: r.OutputTokens, Counts: r.Counts, Faults: r.Faults}
+	w.Rows = make([]rowWire, len(r.Rows)-from)
+	for i, row := range r.Rows[from:] {
 		w.Rows[i] = rowWire(row)
 	}
 	return w
 }
 
-// Result is the metrics.SessionResult m carries.
-func (m *Metrics) Result() metrics.SessionResult {
-	r := metrics.SessionResult{Summary: metrics.SessionSummary(m.Summary), OutputTokens: m.OutputTokens, Responses: m.Responses, Counts: m.Counts, Faults: m.Faults}
-	r.Rows = make([]metrics.Row, len(m.Rows))
-	for i, row := range m.Rows {
-		r.Rows[i] = metrics.Row(row)
+// merge applies m to r, the result of the Metrics numbered seq, in new
+// slices (views drawn from r keep theirs); false when m does not follow r
+// (one was lost), r unchanged.
+func (m *Metrics) merge(r *metrics.SessionResult, seq int) bool {
+	whole := m.RowsFrom == 0 && m.ResponsesFrom == 0
+	if !whole && (m.Seq != seq+1 || m.RowsFrom > len(r.Rows) || m.ResponsesFrom > len(r.Responses)) {
+		return false
 	}
-	return r
+	rows := make([]metrics.Row, m.RowsFrom, m.RowsFrom+len(m.Rows))
+	copy(rows, r.Rows)
+	for _, row := range m.Rows {
+		rows = append(rows, metrics.Row(row))
+	}
+	*r = metrics.SessionResult{Rows: rows, Responses: slices.Concat(r.Responses[:m.ResponsesFrom], m.Responses),
+		Summary: metrics.SessionSummary(m.Summary), OutputTokens: m.OutputTokens, Counts: m.Counts, Faults: m.Faults}
+	return true
 }
 
 // MaxViewLogRows is how many event-log rows a View keeps (what the log
@@ -102,13 +127,20 @@ func (t *Tracker) Delta(withResult bool) Delta {
 	if from < total {
 		d.Log = append(d.Log, t.log.rows[from-t.log.dropped:]...)
 	}
-	t.sent = cursor{marks: len(t.marks), levels: len(t.levels), lags: len(t.lags), logRows: total}
+	t.sent = cursor{marks: len(t.marks), levels: len(t.levels), lags: len(t.lags), logRows: total, metrics: t.sent.metrics}
 	t.captionFrom = len(t.captions)
 	if withResult {
-		d.Metrics = toWire(t.acc.Snapshot())
+		d.Metrics = toWire(t.acc.Snapshot(), t.acc.FirstChanged(t.sent.metrics))
+		t.metricsSeq++
+		d.Metrics.Seq = t.metricsSeq
+		t.sent.metrics = t.acc.Mark()
 	}
 	return d
 }
+
+// ResendMetrics makes the next Delta with metrics carry them whole, for a
+// reader that lost one (Merged.Lost).
+func (t *Tracker) ResendMetrics() { t.sent.metrics = 0 } // every listed response was touched after mark 0
 
 // View is the page's copy of a Tracker, kept by its Deltas.
 type View struct {
@@ -123,6 +155,7 @@ type View struct {
 	logFrom       int // absolute index of log[0]
 	log           []LogRow
 	result        metrics.SessionResult
+	metricsSeq    int // Seq of the Metrics result has
 }
 
 // NewView returns an empty view.
@@ -135,6 +168,9 @@ type Merged struct {
 	FirstAudio []Response
 	// Boundary: a response's first audio or its end (draw now).
 	Boundary bool
+	// Lost: the Delta's metrics did not follow the view's (one before it
+	// was lost), so the view kept its own.
+	Lost bool
 }
 
 // Merge applies d.
@@ -160,8 +196,12 @@ func (v *View) Merge(d Delta) Merged {
 		v.captions = append(v.captions[:d.CaptionsFrom], d.Captions...)
 	}
 	v.mergeLog(d.LogFrom, d.Log)
-	if d.Metrics != nil {
-		v.result = d.Metrics.Result()
+	switch {
+	case d.Metrics == nil:
+	case d.Metrics.merge(&v.result, v.metricsSeq):
+		v.metricsSeq = d.Metrics.Seq
+	default:
+		m.Lost = true
 	}
 	return m
 }

@@ -2,6 +2,7 @@ package tracker
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -90,14 +91,67 @@ func TestViewFollowsTheTracker(t *testing.T) {
 				}
 			}
 			// Non-finite values are cleared in the live copy (Encode).
-			want := toWire(tr.Result())
+			want := toWire(tr.Result(), 0)
 			if _, err := json.Marshal(want); err != nil {
 				want = rewrite(reflect.ValueOf(want)).Interface().(*Metrics)
 			}
-			if diff := cmp.Diff(want.Result(), v.Result(), equate); diff != "" {
+			if diff := cmp.Diff(resultOf(want), v.Result(), equate); diff != "" {
 				t.Errorf("%s every %d: result (-tracker +view)\n%s", name, every, diff)
 			}
 		}
+	}
+}
+
+// resultOf is the whole result m carries (m from position 0).
+func resultOf(m *Metrics) metrics.SessionResult {
+	var r metrics.SessionResult
+	m.merge(&r, 0)
+	return r
+}
+
+// A Delta's metrics carry only the rows and timings that may have changed:
+// one more audio delta of the last response resends that response's row
+// alone. A View that missed a Delta says so and keeps its own; after
+// ResendMetrics the next Delta brings it back in step.
+func TestDeltaMetricsIncremental(t *testing.T) {
+	t.Parallel()
+	tr, v := New(), NewView()
+	const n = 5
+	for i := range n {
+		id := fmt.Sprintf("r%d", i)
+		tm := float64(1000 * i)
+		for _, e := range []string{`{"type":"response.created","response":{"id":%q}}`, `{"type":"response.output_audio.delta","response_id":%q,"delta":"AAAA"}`} {
+			tr.Add(ev(tm, trace.DirRecv, fmt.Sprintf(e, id)), nil)
+			tm += 100
+		}
+	}
+	v.Merge(tr.Delta(true))
+	tr.Add(ev(9000, trace.DirRecv, fmt.Sprintf(`{"type":"response.output_audio.delta","response_id":%q,"delta":"AAAAAAAA"}`, "r3")), nil)
+	d := tr.Delta(true)
+	if m := d.Metrics; m.RowsFrom != 3 || len(m.Rows) != 2 || m.ResponsesFrom != 3 || len(m.Responses) != 2 {
+		t.Errorf("after r3 changed: rows from %d (%d), timings from %d (%d); want 3 (2) and 3 (2)", m.RowsFrom, len(m.Rows), m.ResponsesFrom, len(m.Responses))
+	}
+	if m := v.Merge(d); m.Lost {
+		t.Error("a Delta that follows the view was refused")
+	}
+	d = tr.Delta(true)
+	if len(d.Metrics.Rows) != 0 || len(d.Metrics.Responses) != 0 {
+		t.Errorf("nothing changed, yet %d rows and %d timings resent", len(d.Metrics.Rows), len(d.Metrics.Responses))
+	}
+	v.Merge(d)
+
+	tr.Add(ev(9100, trace.DirRecv, `{"type":"response.output_audio.delta","response_id":"r4","delta":"AAAA"}`), nil)
+	_ = tr.Delta(true) // lost on the way
+	tr.Add(ev(9200, trace.DirRecv, `{"type":"response.created","response":{"id":"r5"}}`), nil)
+	if m := v.Merge(tr.Delta(true)); !m.Lost {
+		t.Error("a Delta after a lost one was merged")
+	}
+	tr.ResendMetrics()
+	if m := v.Merge(tr.Delta(true)); m.Lost {
+		t.Error("the whole metrics after ResendMetrics were refused")
+	}
+	if diff := cmp.Diff(tr.Result(), v.Result(), cmp.AllowUnexported(metrics.Int{})); diff != "" {
+		t.Errorf("after ResendMetrics (-tracker +view)\n%s", diff)
 	}
 }
 
@@ -110,7 +164,7 @@ func TestEncodeClearsNonFinite(t *testing.T) {
 		Raw:    &metrics.RawMetric{TTFPMs: 12, TPOTMs: &inf, RTF: &one},
 		Stage0: &metrics.Stage0Tokens{TTFTMs: math.NaN(), TPOTMs: 3, ITLsMs: []float64{1, inf}},
 	}}}
-	b, err := Encode(Delta{Metrics: toWire(res)})
+	b, err := Encode(Delta{Metrics: toWire(res, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +172,7 @@ func TestEncodeClearsNonFinite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := d.Metrics.Result().Rows[0]
+	got := resultOf(d.Metrics).Rows[0]
 	if got.Raw.TPOTMs != nil || got.Raw.TTFPMs != 12 || *got.Raw.RTF != 1 || got.Stage0.TTFTMs != 0 || got.Stage0.TPOTMs != 3 ||
 		!cmp.Equal(got.Stage0.ITLsMs, []float64{1, 0}) {
 		t.Errorf("decoded row %+v raw %+v stage0 %+v; want the non-finite values cleared, the rest kept", got, *got.Raw, *got.Stage0)

@@ -89,6 +89,7 @@ type Tracker struct {
 	sent          cursor   // what the last Delta carried
 	changed       []string // ids of the responses changed since the last Delta, in that order
 	captionFrom   int      // first caption changed since the last Delta
+	metricsSeq    int      // Metrics.Seq of the last Delta with metrics
 }
 
 // New returns an empty tracker.
