@@ -124,6 +124,29 @@ func measureStep(ctx context.Context, s *Sim, n int, d time.Duration, bare bool)
 // CapacityBound is the pacing lag p99 a step must stay under.
 const CapacityBound = 5.0 // ms
 
+// stepVerdict is "pass" or why st failed.
+func stepVerdict(st stepCost) string {
+	switch {
+	case st.Err != nil:
+		return "fail: " + oneLine(st.Err.Error())
+	case !(st.Lag.P99 < CapacityBound):
+		return fmt.Sprintf("fail: lag p99 %.3f ms ≥ %g ms", st.Lag.P99, CapacityBound)
+	}
+	return "pass"
+}
+
+// attempts measures a step, and once more when it failed on its lag alone:
+// one stall of a 2-core machine makes every session's frames late at once,
+// which fails a 20-second step (2026-12-06: N = 32 failed at 8.9 ms while 64
+// and 128 then passed). The last attempt decides; the table shows both.
+func attempts(measure func() stepCost) []stepCost {
+	st := measure()
+	if st.Err != nil || st.Lag.P99 < CapacityBound {
+		return []stepCost{st}
+	}
+	return []stepCost{st, measure()}
+}
+
 // CapacityGroup steps the number of concurrent paced sessions (16, 32, 64,
 // …) against a simulator in a child process until pacing lag p99 reaches
 // CapacityBound, a session fails, or the time budget runs out.
@@ -136,7 +159,7 @@ func CapacityGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 	sec.printf("N concurrent headless sessions (session.Run, 200 ms appends on the absolute schedule, %v of builtin-clip input each, starts spread over ≤ 2 s) against the simulator in a **separate process** (profile `periodic`: each session receives a MiniCPM-o-like response every 3 s, 1000 ms audio packets). "+
 		"A step passes when every session completes and the pooled pacing lag p99 is < %g ms. CPU per session = this process's getrusage (user+system) from the first session's start to the last one's end ÷ N ÷ seconds of input (CPU seconds per session-second, i.e. the fraction of one core a session needs; dialing and the answer tail are included in the numerator; the harness's input preparation before and its truth comparison after are not); memory per session = (peak RSS − RSS before) ÷ N and (peak Go HeapInuse − before) ÷ N, sampled every 500 ms — it includes each session's wire log (audio payloads are kept, ≈ 40 kB per second of answers). "+
 		"Baselines (same run): a timer probe in this process during every step (sleep until start + k·200 ms, no I/O: what the machine's timers and scheduler alone cost a paced sender at that moment), and N bare coder/websocket clients paced by a `time.Ticker` at the first step against the same simulator. "+
-		"The harness stops at the first failing step, but runs up to two more steps (≤ 256) marked informational to show the trend.\n\n", c.CapacityStep, CapacityBound)
+		"A step that fails on its lag alone is measured once more and the second attempt decides (both are in the table): one stall of this 2-core machine makes every session late at once. The harness stops at the first failing step, but runs up to two more steps (≤ 256) marked informational to show the trend.\n\n", c.CapacityStep, CapacityBound)
 	var rows [][]string
 	best := 0
 	var stopReason string
@@ -153,20 +176,23 @@ func CapacityGroup(ctx context.Context, c *Config, sh *Shared) *Section {
 			break
 		}
 		c.logf("capacity: N = %d × %v", n, c.CapacityStep)
-		st := measureStep(ctx, s, n, c.CapacityStep, false)
-		verdict := "pass"
-		switch {
-		case st.Err != nil:
-			verdict = "fail: " + oneLine(st.Err.Error())
-		case !(st.Lag.P99 < CapacityBound):
-			verdict = fmt.Sprintf("fail: lag p99 %.3f ms ≥ %g ms", st.Lag.P99, CapacityBound)
-		}
+		tries := attempts(func() stepCost { return measureStep(ctx, s, n, c.CapacityStep, false) })
+		st := tries[len(tries)-1]
+		verdict := stepVerdict(st)
 		if stopReason != "" {
 			extra++
 			verdict += " (informational, after the first failure)"
 		}
-		rows = append(rows, []string{fmt.Sprint(n), verdict, fmtMs(st.Lag.P50), fmtMs(st.Lag.P99), fmtMs(st.Lag.Max), fmtMs(st.Probe.P99), fmtX(Ratio(st.Lag.P99, st.Probe.P99)), fmtMs(st.Fid.P99),
-			fmt.Sprintf("%.4f", st.CPUPerSession), fmt.Sprintf("%.2f", st.SimCPU), mib(st.RSSPerSession), mib(st.HeapPerSes), st.Elapsed.Round(time.Second).String(), fmt.Sprintf("%.1f", st.Load)})
+		for i, try := range tries {
+			label, v := fmt.Sprint(n), verdict
+			if i < len(tries)-1 {
+				v = stepVerdict(try) + " (measured again)"
+			} else if i > 0 {
+				label += " (again)"
+			}
+			rows = append(rows, []string{label, v, fmtMs(try.Lag.P50), fmtMs(try.Lag.P99), fmtMs(try.Lag.Max), fmtMs(try.Probe.P99), fmtX(Ratio(try.Lag.P99, try.Probe.P99)), fmtMs(try.Fid.P99),
+				fmt.Sprintf("%.4f", try.CPUPerSession), fmt.Sprintf("%.2f", try.SimCPU), mib(try.RSSPerSession), mib(try.HeapPerSes), try.Elapsed.Round(time.Second).String(), fmt.Sprintf("%.1f", try.Load)})
+		}
 		if first == nil {
 			stc := st
 			first = &stc
