@@ -197,3 +197,41 @@ func TestSortFloats(t *testing.T) {
 		}
 	}
 }
+
+// TestFiniteWalk: Finite spells the path of every value it replaces (keys
+// joined by ".", indexes as "[i]", from the top whatever it is) and nothing
+// else, and allFinite, the writers' copy-free check, agrees with it.
+func TestFiniteWalk(t *testing.T) {
+	t.Parallel()
+	huge, ok := intLiteral(json.RawMessage("1" + strings.Repeat("0", 400)))
+	if !ok {
+		t.Fatal("intLiteral refused a 401-digit integer")
+	}
+	tests := []struct {
+		name      string
+		in        any
+		wantPaths []string
+	}{
+		{"clean nested", Object{{"a", 1.5}, {"b", []any{Object{{"c", Int{}}}, 2.0}}}, nil},
+		{"deep NaN", Object{{"a", []any{1.0, Object{{"b", math.NaN()}}}}}, []string{"a[1].b"}},
+		{"top-level array", []any{math.Inf(1), Object{{"k", math.Inf(-1)}}}, []string{"[0]", "[1].k"}},
+		{"empty key", Object{{"", Object{{"", math.NaN()}}}}, []string{"."}},
+		{"huge integer", Object{{"n", huge}, {"m", []any{huge}}}, []string{"n", "m[0]"}},
+		{"scalar", math.NaN(), []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, paths := Finite(tt.in)
+			if !slices.Equal(paths, tt.wantPaths) {
+				t.Errorf("paths = %q, want %q", paths, tt.wantPaths)
+			}
+			if got := allFinite(tt.in); got != (len(tt.wantPaths) == 0) {
+				t.Errorf("allFinite = %v with paths %q", got, tt.wantPaths)
+			}
+			if !allFinite(out) {
+				t.Errorf("Finite left a non-finite value: %#v", out)
+			}
+		})
+	}
+}

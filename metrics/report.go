@@ -228,15 +228,29 @@ func (r Report) Object() Object {
 // value (possible only from a bad server value) is written as null, so the
 // output is always JSON; NonFinite names those values for a warning.
 func (r Report) MarshalJSON() ([]byte, error) {
-	v, _ := Finite(r.Object())
-	return v.(Object).MarshalJSON()
+	return r.finiteObject().MarshalJSON()
+}
+
+// finiteObject is r.Object() with non-finite values as null; copied only
+// when there is one.
+func (r Report) finiteObject() Object {
+	o := r.Object()
+	if allFinite(o) {
+		return o
+	}
+	v, _ := Finite(o)
+	return v.(Object)
 }
 
 // NonFinite returns the JSON paths (in the duplex_metrics.json layout) of
 // the values MarshalJSON and File write as null because they are NaN or
 // ±Inf.
 func (r Report) NonFinite() []string {
-	_, paths := Finite(r.Object())
+	o := r.Object()
+	if allFinite(o) {
+		return nil
+	}
+	_, paths := Finite(o)
 	return paths
 }
 
@@ -244,8 +258,7 @@ func (r Report) NonFinite() []string {
 // json.dumps(report, ensure_ascii=False, indent=2), no trailing newline.
 // Like MarshalJSON it writes non-finite values as null (NonFinite).
 func (r Report) File() []byte {
-	v, _ := Finite(r.Object())
-	b, err := appendValue(make([]byte, 0, 4096+3072*len(r.Requests)+2048*len(r.Sessions)), v, true, 0)
+	b, err := appendValue(make([]byte, 0, 4096+3072*len(r.Requests)+2048*len(r.Sessions)), r.finiteObject(), true, 0)
 	if err != nil { // unreachable: Finite leaves only encodable values
 		panic(err)
 	}
