@@ -353,13 +353,14 @@ func (a *Accumulator) add(ev trace.Event) int {
 	return ri
 }
 
-func (a *Accumulator) respIndex(id string) int {
-	if i, ok := a.ids[id]; ok {
+func (a *Accumulator) respIndex(rid []byte) int {
+	if i, ok := a.ids[string(rid)]; ok { // no allocation: a lookup
 		return i
 	}
 	if a.ids == nil {
 		a.ids = make(map[string]int)
 	}
+	id := string(rid)
 	a.ids[id] = len(a.resps)
 	a.resps = append(a.resps, respState{id: id, index: -1})
 	return len(a.resps) - 1
@@ -428,12 +429,12 @@ func newView(o obj) *view {
 // identity is response_id if it is a string, else response.id if that is a
 // string, and none when that string is empty (protocol.IdentityOf: the
 // reference lists a response only `if response_id`).
-func (v *view) identity() (string, bool) {
+func (v *view) identity() ([]byte, bool) {
 	var inner json.RawMessage
 	if v.resp != nil {
 		inner = v.resp.get("id")
 	}
-	return protocol.IdentityOf(v.o.get("response_id"), inner)
+	return protocol.IdentityBytes(v.o.get("response_id"), inner)
 }
 
 // seqOf returns server_event_seq when it is a Python int (a JSON integer

@@ -303,6 +303,30 @@ func TestResponseIdentity(t *testing.T) {
 	}
 }
 
+// TestIdentityBytesAllocates: the per-event form of the rule allocates
+// only for a literal with an escape (metrics and the session look an
+// identity up on every event). Not parallel: AllocsPerRun counts the
+// process's allocations.
+func TestIdentityBytesAllocates(t *testing.T) {
+	tests := []struct {
+		outer, inner string
+		want         string
+		allocs       float64
+	}{
+		{`"resp_1"`, ``, "resp_1", 0},
+		{`5`, ` "resp_2" `, "resp_2", 0},
+		{`"r\u00e9"`, ``, "r\u00e9", 1},
+	}
+	for _, tc := range tests {
+		var got []byte
+		outer, inner := json.RawMessage(tc.outer), json.RawMessage(tc.inner)
+		n := testing.AllocsPerRun(10, func() { got, _ = IdentityBytes(outer, inner) })
+		if string(got) != tc.want || n != tc.allocs {
+			t.Errorf("IdentityBytes(%s, %s) = %q with %.0f allocations; want %q with %.0f", tc.outer, tc.inner, got, n, tc.want, tc.allocs)
+		}
+	}
+}
+
 func TestSeq(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

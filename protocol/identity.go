@@ -49,13 +49,21 @@ func IdentityOfFields(responseID, response json.RawMessage) (id string, ok bool)
 // top-level response_id and of its response.id (nil when absent or when
 // response is not an object), for decoders that already hold them.
 func IdentityOf(responseID, responseObjectID json.RawMessage) (id string, ok bool) {
-	if s, isStr := JSONString(responseID); isStr {
-		return s, s != ""
+	b, ok := IdentityBytes(responseID, responseObjectID)
+	return string(b), ok
+}
+
+// IdentityBytes is IdentityOf without the string, for readers that look
+// the identity up per event (no allocation when it has no escape): see
+// JSONStringBytes for how long the bytes are valid.
+func IdentityBytes(responseID, responseObjectID json.RawMessage) (id []byte, ok bool) {
+	if b, isStr := JSONStringBytes(responseID); isStr {
+		return b, len(b) > 0
 	}
-	if s, isStr := JSONString(responseObjectID); isStr {
-		return s, s != ""
+	if b, isStr := JSONStringBytes(responseObjectID); isStr {
+		return b, len(b) > 0
 	}
-	return "", false
+	return nil, false
 }
 
 // JSONString decodes a raw JSON string literal as Python's json.loads does,
@@ -65,13 +73,21 @@ func IdentityOf(responseID, responseObjectID json.RawMessage) (id string, ok boo
 // Valid pairs and every other escape decode as usual. ok is false when raw
 // is not a JSON string.
 func JSONString(raw []byte) (string, bool) {
+	b, ok := JSONStringBytes(raw)
+	return string(b), ok
+}
+
+// JSONStringBytes is JSONString without the string: a literal without an
+// escape is returned as raw's own bytes (valid while raw is), one with an
+// escape as new bytes.
+func JSONStringBytes(raw []byte) ([]byte, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
+		return nil, false
 	}
 	body := raw[1 : len(raw)-1]
 	if bytes.IndexByte(body, '\\') < 0 {
-		return string(body), true
+		return body, true
 	}
 	out := make([]byte, 0, len(body))
 	for i := 0; i < len(body); i++ {
@@ -82,7 +98,7 @@ func JSONString(raw []byte) (string, bool) {
 		}
 		i++
 		if i >= len(body) {
-			return "", false
+			return nil, false
 		}
 		switch body[i] {
 		case '"', '\\', '/':
@@ -100,7 +116,7 @@ func JSONString(raw []byte) (string, bool) {
 		case 'u':
 			r, ok := hex4(body[i+1:])
 			if !ok {
-				return "", false
+				return nil, false
 			}
 			i += 4
 			if r >= 0xD800 && r < 0xDC00 && i+6 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
@@ -116,10 +132,10 @@ func JSONString(raw []byte) (string, bool) {
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return "", false
+			return nil, false
 		}
 	}
-	return string(out), true
+	return out, true
 }
 
 func hex4(b []byte) (rune, bool) {
