@@ -31,6 +31,16 @@ func intOfBig(b *big.Int) Int {
 	return Int{b: b}
 }
 
+// value is x for an Object: an int64 when it fits (boxing a small int64
+// does not allocate, boxing an Int always does, and rows are built by
+// the ten thousand), else x. Every Object reader treats the two alike.
+func (x Int) value() any {
+	if x.b == nil {
+		return x.n
+	}
+	return x
+}
+
 // Big returns x as a new big.Int.
 func (x Int) Big() *big.Int {
 	if x.b != nil {

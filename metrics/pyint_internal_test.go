@@ -55,3 +55,27 @@ func TestTruncFloatBig(t *testing.T) {
 		}
 	}
 }
+
+// TestIntValue: a row's token count goes into its Object as an int64 when
+// it fits, so a small count is boxed without allocating (BuildReport
+// builds one per row), and as the Int itself beyond int64, so it stays
+// exact; both write the same JSON.
+func TestIntValue(t *testing.T) {
+	huge, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
+	for _, x := range []Int{IntOf(0), IntOf(7), IntOf(-3), IntOf(1 << 40), intOfBig(huge)} {
+		v := x.value()
+		if _, isInt := v.(Int); isInt != (x.b != nil) {
+			t.Errorf("%v.value() is a %T", x, v)
+		}
+		got, err := appendValue(nil, v, false, 0)
+		if err != nil || string(got) != x.String() {
+			t.Errorf("%v.value() writes %s, %v", x, got, err)
+		}
+	}
+	small := IntOf(200)
+	var sink any
+	if n := testing.AllocsPerRun(100, func() { sink = small.value() }); n != 0 {
+		t.Errorf("IntOf(200).value() allocates %v times", n)
+	}
+	_ = sink
+}

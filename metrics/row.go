@@ -200,7 +200,7 @@ func (r Row) Object() Object {
 		}
 		o = append(o, Member{"stage0_tokens", Object{
 			{"source", s.Source},
-			{"output_token_count", orNull("output_token_count", s.OutputTokenCount)},
+			{"output_token_count", orNull("output_token_count", s.OutputTokenCount.value())},
 			{"ttft_ms", orNull("ttft_ms", s.TTFTMs)},
 			{"tpot_ms", orNull("tpot_ms", s.TPOTMs)},
 			{"itls_ms", itls},
