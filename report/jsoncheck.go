@@ -78,7 +78,7 @@ func checkJSON(b []byte, lim Limits, exempt func(depth int, top, key string) boo
 		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 			i, err = s.number(i)
 		case 'N', 'I':
-			return invalid(s.lastKey, "NaN and Infinity are not JSON; non-finite numbers are not allowed")
+			return invalid(string(s.lastKey), "NaN and Infinity are not JSON; non-finite numbers are not allowed")
 		}
 		if err != nil {
 			return err
@@ -113,14 +113,14 @@ type jsonScan struct {
 	lim     Limits
 	exempt  func(depth int, top, key string) bool
 	stack   []jsonFrame
-	lastKey string // the innermost key seen, for errors
+	lastKey []byte // the innermost key seen, for errors
 }
 
 // jsonFrame is one open object or array.
 type jsonFrame struct {
 	array bool
 	count int    // array elements so far
-	key   string // object: the key whose value comes next
+	key   []byte // object: the key whose value comes next (the document's bytes unless escaped)
 	keys  keySet // object: the keys seen
 }
 
@@ -133,13 +133,13 @@ func (s *jsonScan) path() string {
 			fmt.Fprintf(&p, "[%d]", max(0, f.count-1))
 			continue
 		}
-		if f.key == "" {
+		if len(f.key) == 0 {
 			break
 		}
 		if p.Len() > 0 {
 			p.WriteByte('.')
 		}
-		p.WriteString(f.key)
+		p.Write(f.key)
 	}
 	return p.String()
 }
@@ -169,7 +169,7 @@ func (s *jsonScan) open(c byte) error {
 		s.stack = append(s.stack, jsonFrame{array: c == '['})
 	}
 	if s.lim.MaxDepth > 0 && len(s.stack) > s.lim.MaxDepth {
-		return invalid(s.lastKey, "nesting deeper than %d levels", s.lim.MaxDepth)
+		return invalid(string(s.lastKey), "nesting deeper than %d levels", s.lim.MaxDepth)
 	}
 	return nil
 }
@@ -187,10 +187,10 @@ func (s *jsonScan) number(i int) (int, error) {
 	}
 	f, err := strconv.ParseFloat(string(b[i:j]), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return i, invalid(s.lastKey, "malformed number %q", b[i:j])
+		return i, invalid(string(s.lastKey), "malformed number %q", b[i:j])
 	}
 	if math.IsInf(f, 0) {
-		return i, invalid(s.lastKey, "number %q is out of float64 range (non-finite numbers are not allowed)", b[i:j])
+		return i, invalid(string(s.lastKey), "number %q is out of float64 range (non-finite numbers are not allowed)", b[i:j])
 	}
 	return j - 1, nil
 }
@@ -212,7 +212,7 @@ func (s *jsonScan) str(i int) (int, error) {
 	}
 	raw := b[start:i]
 	if s.lim.MaxString > 0 && len(raw) > s.lim.MaxString {
-		return i, invalid(s.lastKey, "string of %d bytes, limit is %d", len(raw), s.lim.MaxString)
+		return i, invalid(string(s.lastKey), "string of %d bytes, limit is %d", len(raw), s.lim.MaxString)
 	}
 	if s.isKey(i) {
 		return i, s.key(b[start-1:i+1], start-1, escaped)
@@ -238,7 +238,7 @@ func (s *jsonScan) key(quoted []byte, at int, escaped bool) error {
 	raw := quoted[1 : len(quoted)-1]
 	if s.exempt == nil {
 		if len(raw) <= 256 {
-			s.lastKey = string(raw)
+			s.lastKey = raw
 		}
 		return nil
 	}
@@ -249,21 +249,19 @@ func (s *jsonScan) key(quoted []byte, at int, escaped bool) error {
 		}
 		var k string
 		if json.Unmarshal(quoted, &k) != nil {
-			return invalid(s.lastKey, "malformed key at byte offset %d", at)
+			return invalid(string(s.lastKey), "malformed key at byte offset %d", at)
 		}
 		keyb = []byte(k)
 	}
-	key := string(keyb)
-	if len(key) <= 256 {
-		s.lastKey = key
+	if len(keyb) <= 256 {
+		s.lastKey = keyb
 	}
 	f := &s.stack[len(s.stack)-1]
-	if f.keys.has(keyb, key) {
-		f.key = key
-		return invalid(s.path(), "duplicate key %q in one object (keys must differ, also ignoring case)", key)
+	f.key = keyb
+	if f.keys.has(keyb) {
+		return invalid(s.path(), "duplicate key %q in one object (keys must differ, also ignoring case)", keyb)
 	}
-	f.keys.add(keyb, key)
-	f.key = key
+	f.keys.add(keyb)
 	return nil
 }
 
@@ -279,11 +277,11 @@ func (s *jsonScan) value(raw []byte, escaped bool) error {
 	n := len(s.stack)
 	top, key := "", ""
 	if n > 0 {
-		top = s.stack[0].key
+		top = string(s.stack[0].key)
 		if !s.stack[n-1].array {
-			key = s.stack[n-1].key
+			key = string(s.stack[n-1].key)
 		} else if n > 1 && !s.stack[n-2].array {
-			key = s.stack[n-2].key
+			key = string(s.stack[n-2].key)
 		}
 	}
 	if n == 0 || !s.exempt(n, top, key) {
@@ -301,9 +299,9 @@ type keySet struct {
 }
 
 // has reports whether the set holds a key equal to key up to case folding.
-func (k *keySet) has(keyb []byte, key string) bool {
+func (k *keySet) has(keyb []byte) bool {
 	if k.folded != nil {
-		return k.folded[foldKey(key)]
+		return k.folded[foldKey(string(keyb))]
 	}
 	for _, f := range k.first {
 		if bytes.EqualFold(f, keyb) {
@@ -313,8 +311,8 @@ func (k *keySet) has(keyb []byte, key string) bool {
 	return false
 }
 
-// add puts a key (as bytes and as a string) in the set.
-func (k *keySet) add(keyb []byte, key string) {
+// add puts a key in the set.
+func (k *keySet) add(keyb []byte) {
 	if k.folded == nil && len(k.first) < 16 {
 		k.first = append(k.first, keyb)
 		return
@@ -326,7 +324,7 @@ func (k *keySet) add(keyb []byte, key string) {
 		}
 		k.first = nil
 	}
-	k.folded[foldKey(key)] = true
+	k.folded[foldKey(string(keyb))] = true
 }
 
 // loneSurrogate reports whether a raw JSON string body holds a \uD800–\uDFFF
