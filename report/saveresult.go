@@ -303,18 +303,26 @@ func percentileKeys(o metrics.Object, name string, vals []float64) metrics.Objec
 func sessionObjects(r *Report) []any {
 	out := make([]any, 0, len(r.Sessions))
 	for _, s := range r.Sessions {
-		out = append(out, metrics.Object{
-			{Key: "session_id", Value: s.SessionID},
-			{Key: "server_session_id", Value: s.ServerSessionID},
-			{Key: "sample_id", Value: s.SampleID},
-			{Key: "split", Value: s.Split},
-			{Key: "complete", Value: s.Complete},
-			{Key: "error", Value: s.Error},
-			{Key: "video_frames_sent", Value: s.VideoFramesSent},
-			{Key: "wire_log", Value: s.WireLog},
-		})
+		out = append(out, s.SaveResultObject(nil, nil))
 	}
 	return out
+}
+
+// SaveResultObject is e as an entry of the save-result file's
+// duplexscope.sessions: its identity and outcome, video_frames_sent and
+// wire_log, with a writer's own keys before and after video_frames_sent
+// (`duplexscope run` adds its input chunks and pacing there).
+func (e SessionExtra) SaveResultObject(before, after metrics.Object) metrics.Object {
+	o := make(metrics.Object, 0, 8+len(before)+len(after))
+	o = append(o,
+		metrics.Member{Key: "session_id", Value: e.SessionID},
+		metrics.Member{Key: "server_session_id", Value: e.ServerSessionID},
+		metrics.Member{Key: "sample_id", Value: e.SampleID},
+		metrics.Member{Key: "split", Value: e.Split},
+		metrics.Member{Key: "complete", Value: e.Complete},
+		metrics.Member{Key: "error", Value: e.Error})
+	o = append(append(o, before...), metrics.Member{Key: "video_frames_sent", Value: e.VideoFramesSent})
+	return append(append(o, after...), metrics.Member{Key: "wire_log", Value: e.WireLog})
 }
 
 // VLLMResult is the export format=vllm-result: SaveResult of the report

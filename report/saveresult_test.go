@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/duplexscope/duplexscope/metrics"
 )
 
 // vllmSaveResultKeys reads the researched key list (sources in the file),
@@ -115,4 +117,29 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestSaveResultObjectKeys: a session entry of duplexscope.sessions has
+// its identity and outcome first and wire_log last, whichever writer adds
+// keys around video_frames_sent (the page's report, `duplexscope run`).
+func TestSaveResultObjectKeys(t *testing.T) {
+	t.Parallel()
+	e := SessionExtra{SessionID: "s1", Complete: true, WireLog: "w.jsonl", VideoFramesSent: 3}
+	run := [2]metrics.Object{{{Key: "input_audio_chunks", Value: 10}}, {{Key: "pacing_mean_lag_s", Value: 0.001}, {Key: "frame_ms", Value: 200}}}
+	for _, tc := range []struct {
+		name          string
+		before, after metrics.Object
+		want          string
+	}{
+		{"report", nil, nil, "session_id server_session_id sample_id split complete error video_frames_sent wire_log"},
+		{"run", run[0], run[1], "session_id server_session_id sample_id split complete error input_audio_chunks video_frames_sent pacing_mean_lag_s frame_ms wire_log"},
+	} {
+		var keys []string
+		for _, m := range e.SaveResultObject(tc.before, tc.after) {
+			keys = append(keys, m.Key)
+		}
+		if got := strings.Join(keys, " "); got != tc.want {
+			t.Errorf("%s: keys\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
 }

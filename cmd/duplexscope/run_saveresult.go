@@ -101,21 +101,14 @@ func buildSaveResult(o *runOptions, rep *report.Report, sum *runSummary, started
 	for _, s := range ss {
 		e := s.extra
 		pm, px := pacingLag([]runSession{s})
-		sessions = append(sessions, metrics.Object{
-			{Key: "session_id", Value: e.SessionID},
-			{Key: "server_session_id", Value: e.ServerSessionID},
-			{Key: "sample_id", Value: e.SampleID},
-			{Key: "split", Value: e.Split},
-			{Key: "complete", Value: e.Complete},
-			{Key: "error", Value: e.Error},
-			{Key: "input_audio_chunks", Value: s.ex.Pacing.Frames},
-			{Key: "video_frames_sent", Value: e.VideoFramesSent},
-			{Key: "pacing_mean_lag_s", Value: pm},
-			{Key: "pacing_max_lag_s", Value: px},
-			{Key: "frame_ms", Value: s.ex.FrameMs},
-			{Key: "chunk_period_ms", Value: s.ex.ChunkPeriodMs},
-			{Key: "wire_log", Value: e.WireLog},
-		})
+		sessions = append(sessions, e.SaveResultObject(
+			metrics.Object{{Key: "input_audio_chunks", Value: s.ex.Pacing.Frames}},
+			metrics.Object{
+				{Key: "pacing_mean_lag_s", Value: pm},
+				{Key: "pacing_max_lag_s", Value: px},
+				{Key: "frame_ms", Value: s.ex.FrameMs},
+				{Key: "chunk_period_ms", Value: s.ex.ChunkPeriodMs},
+			}))
 	}
 	fails := make([]any, 0, len(sum.Failed))
 	for _, f := range sum.Failed {
