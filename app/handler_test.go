@@ -72,6 +72,11 @@ func TestHandlerPageIsSelfContained(t *testing.T) {
 	if !strings.Contains(page, `<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`) {
 		t.Errorf("page does not preload /web/app.wasm as app.js fetches it")
 	}
+	// app.js compiles the wasm as it arrives (serveAppJS), not through
+	// go-app's main-thread byte counter.
+	if js := body(t, get(t, h, "/app.js", nil)); strings.Contains(js, appJSProgress) || !strings.Contains(js, appJSStreaming) {
+		t.Errorf("app.js does not fetch the wasm straight into instantiateStreaming (go-app's app.js changed?)")
+	}
 	ext := regexp.MustCompile(`(src|href)="(https?:)?//`)
 	if m := ext.FindAllString(page, -1); len(m) > 0 {
 		t.Errorf("page references outside resources: %v", m)
