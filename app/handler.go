@@ -65,7 +65,7 @@ func Handler(opts *HandlerOptions) http.Handler {
 		},
 		Styles: []string{"/web/app.css"},
 		// echarts is deferred (after go-app's deferred app.js), so parsing
-		// and the wasm's streaming compile never wait for 1 MB of chart
+		// and the wasm's streaming compile never wait for 700 kB of chart
 		// code; a chart drawn before it ran retries (echart.draw). The
 		// preload starts the wasm download with the HTML, not when app.js
 		// runs; as=fetch + crossorigin=anonymous match app.js's fetch().
