@@ -16,18 +16,28 @@ type connectPanel struct {
 	Running  bool
 	// Notes are the link's errors (URL parameters the page will not run
 	// as given), shown as an alert above the Start button.
-	Notes    []string
-	OnChange func(Settings)
-	OnStart  func(app.Context)
-	OnStop   func(app.Context)
+	Notes   []string
+	Actions *panelActions
+}
+
+// panelActions are what the dashboard does for its panels: one value for
+// the page's life, handed to each panel as the same pointer. go-app
+// re-renders a child component whose fields changed, and func values never
+// compare equal, so closures as fields would re-render the connect panel
+// (69 elements) with every live snapshot.
+type panelActions struct {
+	change   func(Settings)
+	start    func(app.Context)
+	stop     func(app.Context)
+	useClips func(app.Context) // the status line's way out of a refused microphone
 }
 
 func (c *connectPanel) set(ctx app.Context, f func(*Settings)) {
 	s := c.Settings
 	f(&s)
 	c.Settings = s
-	if c.OnChange != nil {
-		c.OnChange(s)
+	if c.Actions != nil && c.Actions.change != nil {
+		c.Actions.change(s)
 	}
 }
 
@@ -140,9 +150,9 @@ func (c *connectPanel) actions(s Settings) []app.UI {
 			c.set(ctx, func(s *Settings) { s.DroppedPCM, s.DroppedName, s.Source = pcm, name, SourceMic })
 		}},
 		app.If(!c.Running, func() app.UI {
-			return app.Elem("button").ID("btn-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { c.OnStart(ctx) })
+			return app.Elem("button").ID("btn-start").Class("ds-btn").Text("Start").OnClick(func(ctx app.Context, e app.Event) { c.Actions.start(ctx) })
 		}).Else(func() app.UI {
-			return app.Elem("button").ID("btn-stop").Class("ds-btn ds-stop").Text("Stop").OnClick(func(ctx app.Context, e app.Event) { c.OnStop(ctx) })
+			return app.Elem("button").ID("btn-stop").Class("ds-btn ds-stop").Text("Stop").OnClick(func(ctx app.Context, e app.Event) { c.Actions.stop(ctx) })
 		}),
 		app.Elem("a").ID("link-test").Attr("href", "/?"+s.Query().Encode()).Text("link to this test"),
 	}

@@ -24,9 +24,22 @@ type dashboardPage struct {
 	pending  string
 	tab      string
 	started  bool
+	actions  *panelActions
 }
 
-func newDashboardPage() *dashboardPage { return &dashboardPage{tab: "live"} }
+func newDashboardPage() *dashboardPage {
+	p := &dashboardPage{tab: "live"}
+	p.actions = &panelActions{
+		change: func(s Settings) { p.settings = s },
+		start:  p.start,
+		stop:   func(ctx app.Context) { ctx.NewAction(actionStop) },
+		useClips: func(ctx app.Context) {
+			p.settings.Source, p.settings.DroppedPCM, p.settings.DroppedName = SourceDataset+":builtin", nil, ""
+			p.start(ctx)
+		},
+	}
+	return p
+}
 
 func (p *dashboardPage) OnNav(ctx app.Context) {
 	u := ctx.Page().URL()
@@ -63,6 +76,12 @@ func (p *dashboardPage) OnNav(ctx app.Context) {
 	}
 }
 
+// connectPanel is the form; its fields change only with the settings, the
+// notes and whether a run is under way (not with each live snapshot).
+func (p *dashboardPage) connectPanel() *connectPanel {
+	return &connectPanel{Settings: p.settings, PageHost: p.pageHost, Running: p.running(), Notes: p.notes, Actions: p.actions}
+}
+
 func (p *dashboardPage) start(ctx app.Context) {
 	p.started = true
 	ctx.NewActionWithValue(actionStart, p.settings)
@@ -87,15 +106,9 @@ func (p *dashboardPage) Render() app.UI {
 			app.H1().Text("duplexscope"),
 			app.Elem("span").Class("ds-sub").Body(app.Text("full-duplex speech latency, measured where you hear it · "), app.Elem("a").ID("link-load-page").Attr("href", "/load").Text("load curve")),
 		),
-		&connectPanel{Settings: p.settings, PageHost: p.pageHost, Running: p.running(), Notes: p.notes,
-			OnChange: func(s Settings) { p.settings = s },
-			OnStart:  func(ctx app.Context) { p.start(ctx) },
-			OnStop:   func(ctx app.Context) { ctx.NewAction(actionStop) }},
+		p.connectPanel(),
 		stallBanner(p.settings.StallMs, p.settings.StallEveryMs),
-		&statusLine{Snap: p.snap, Pending: p.pending, Source: p.settings.Source, OnUseClips: func(ctx app.Context) {
-			p.settings.Source, p.settings.DroppedPCM, p.settings.DroppedName = SourceDataset+":builtin", nil, ""
-			p.start(ctx)
-		}},
+		&statusLine{Snap: p.snap, Pending: p.pending, Source: p.settings.Source, Actions: p.actions},
 		&shareBox{Share: p.snap.Share, Phase: p.snap.Phase},
 		// ARIA tabs: one tab stop (the selected tab), arrows/Home/End move
 		// between tabs and select them (automatic activation).

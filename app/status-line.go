@@ -13,9 +13,9 @@ type statusLine struct {
 	Snap    liveSnapshot
 	Pending string
 	Source  string // the form's input source: a dataset needs no microphone
-	// OnUseClips switches the input to the bundled clips and starts (the
-	// one-click way out of a refused or unavailable microphone).
-	OnUseClips func(app.Context)
+	// Actions.useClips switches the input to the bundled clips and starts
+	// (the one-click way out of a refused or unavailable microphone).
+	Actions *panelActions
 }
 
 func (s *statusLine) Render() app.UI {
@@ -35,7 +35,7 @@ func (s *statusLine) Render() app.UI {
 		detail = fmt.Sprintf("session %s · %.1f s of input sent · %d responses", s.Snap.SessionID, s.Snap.SentS, s.Snap.Responses)
 	}
 	// (Not on an insecure page: clips need the audio worklets it lacks.)
-	micFix := s.Snap.Phase == phaseFailed && s.Snap.ErrorKind == failMicDenied && s.OnUseClips != nil
+	micFix := s.Snap.Phase == phaseFailed && s.Snap.ErrorKind == failMicDenied && s.Actions != nil && s.Actions.useClips != nil
 	// One polite live region announces each change of phase and status;
 	// a failure is an alert (read at once).
 	line := app.P().ID("status").Class(cls).Attr("data-phase", s.Snap.Phase).Attr("data-error", s.Snap.ErrorKind).Text(text)
@@ -46,7 +46,7 @@ func (s *statusLine) Render() app.UI {
 		line,
 		app.If(micFix, func() app.UI {
 			return app.P().Body(app.Elem("button").ID("btn-use-clips").Class("ds-btn").Text("Use the bundled clips instead").
-				OnClick(func(ctx app.Context, e app.Event) { s.OnUseClips(ctx) }))
+				OnClick(func(ctx app.Context, e app.Event) { s.Actions.useClips(ctx) }))
 		}),
 		app.If(s.Snap.Error != "" && s.Snap.Phase != phaseFailed, func() app.UI {
 			return app.P().ID("status-error").Class("ds-status ds-error").Attr("role", "alert").Text(s.Snap.Error)
