@@ -254,6 +254,11 @@ func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *st
 	if err != nil {
 		return err
 	}
+	c.logf("browser: bare JS WebSocket client in a Worker for %v", c.ThreadMain)
+	bare, err := jsBareFrameErrors(ctx, c, st)
+	if err != nil {
+		return err
+	}
 	frameBase, respBase := nan(), nan()
 	if v, ok := sh.NativeP99["frames-1"]; ok {
 		frameBase = v
@@ -291,7 +296,7 @@ func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *st
 			ran += fmt.Sprintf(" Only %d frame intervals were pooled (the goal wants ≥ 300): lengthen the session.", fd.N)
 		}
 		sec.goalLE("browser fidelity p99 ÷ native p99 (c=1), "+name, Ratio(fd.P99, frameBase), 1.5, "×",
-			fmt.Sprintf("Per-frame |client − true| p99 %.3f ms against the native runner's %.3f ms in this run.%s", fd.P99, frameBase, ran))
+			fmt.Sprintf("Per-frame |client − true| p99 %.3f ms against the native runner's %.3f ms in this run; a bare JS WebSocket in a Worker of an empty page (no duplexscope code) measured %.3f ms (%s native).%s", fd.P99, frameBase, bare.P99, fmtX(Ratio(bare.P99, frameBase)), ran))
 		sec.goalLE(fmt.Sprintf("browser pacing |lag| p99, %v, %s", r.d, name), pd.P99, 5, "ms",
 			"The page's send schedule still waits for something other than the audio clock (see the table: the main-thread rows are the baseline)."+ran)
 		sec.goalLE(fmt.Sprintf("browser pacing drift after %v, %s (absolute value)", r.d, name), math.Abs(dr), 200, "ms (one frame)",
@@ -302,6 +307,8 @@ func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *st
 		"One page session per row, charts live, source `dataset:builtin`, simulator profile `periodic` seeded `sim_seed=%d` (as the native concurrency-1 run), default transport; `session_thread=worker|main` picks where the page's session runs, and the stall rows add `stall_ms=%d&stall_every_ms=%d` (the page's main thread busy-loops %d ms every second for the whole session). "+
 		"*Ran in* is what the archived wire log says (`session.duplexscope.time_origins.worker` present → worker). The main-thread rows are the baseline the worker rows are judged against.\n\n", SimSeed, StallMs, StallEveryMs, StallMs)
 	sec.printf("Fidelity: per server frame, |client receive interval − simulator's true emit interval| for consecutive frames (`bench.FrameErrors`), ms; ratio = p99 ÷ the native runner's per-frame p99 at concurrency 1 in this run (%s ms). Per response: the three intervals of the table above pooled, ratio against the native pooled p99 (%s ms).\n\n", fmtMs(frameBase), fmtMs(respBase))
+	fid = append(fid, []string{"— (bare JS WebSocket in a Worker, no page)", "0 (off)", "worker", fmt.Sprint(c.ThreadMain), fmt.Sprint(bare.N), fmtMs(bare.P50), fmtMs(bare.P99), fmtMs(bare.Max), fmtX(Ratio(bare.P99, frameBase)), "—", "—", "—"})
+	sec.printf("The last row is the browser's own floor (`bench.jsBareRun`): an empty page whose dedicated Worker holds a WebSocket to the same simulator (same seed and profile), streams the same clips in 200 ms appends and stamps each message with `performance.now()` first thing in `onmessage`, as the page's socket worker does; no duplexscope code, no audio, no drawing. What separates it from the native row is Chrome's delivery path on this machine; what separates the page's worker rows from it is the rest of the page.\n\n")
 	sec.table([]string{"session_thread", "stall_ms", "ran in", "input", "frame intervals", "p50 ms", "p99 ms", "max ms", "p99 ÷ native p99", "per-response n", "per-response p99 ms", "÷ native"}, fid)
 	sec.printf("Pacing: wire-log `duplexscope.pacing` `lag_ms`, page clock; drift = median lag of the last 50 frames − of the first 50; dropped = frames the page could not send (its `pacing_lag` warning).\n\n")
 	sec.table([]string{"session_thread", "stall_ms", "ran in", "input", "frames", "dropped", "\\|lag\\| p50 ms", "\\|lag\\| p99 ms", "\\|lag\\| max ms", "drift ms"}, pace)
@@ -320,6 +327,30 @@ func threadRows(ctx context.Context, c *Config, sh *Shared, sec *Section, st *st
 		sec.printf("Buffering p50 without the stall, worker − main: %s ms.\n\n", fmtMs(w-m))
 	}
 	return nil
+}
+
+// jsBareFrameErrors runs the bare JS client (jsBareRun) for c.ThreadMain
+// against the stack's simulator, seeded as the page sessions, and
+// summarizes its per-frame receive-stamp errors against the truth.
+func jsBareFrameErrors(ctx context.Context, c *Config, st *stack) (Dist, error) {
+	pcm, err := InputPCM(c.ThreadMain, 0)
+	if err != nil {
+		return Dist{}, err
+	}
+	target := "ws" + strings.TrimPrefix(st.URL, "http") + fmt.Sprintf("/v1/realtime?sim_seed=%d&%s", SimSeed, simQuery)
+	sid, events, err := jsBareRun(ctx, c.Chromium, target, pcm)
+	if err != nil {
+		return Dist{}, err
+	}
+	truth, err := GetTruth(ctx, st.URL, sid)
+	if err != nil {
+		return Dist{}, err
+	}
+	fe, err := FrameErrors(events, truth.Events)
+	if err != nil {
+		return Dist{}, fmt.Errorf("bench: bare JS client: %w", err)
+	}
+	return Summarize(Abs(fe)), nil
 }
 
 // threadRow is one session of the session-thread table: where it was asked
