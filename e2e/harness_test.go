@@ -108,11 +108,15 @@ func pageTest(t *testing.T, edit func(*server.Config), timeout time.Duration) (*
 	return s, browser(t, fakeMic, timeout)
 }
 
-// open navigates the tab of ctx to u, then runs then (a wait); an error
-// fails t.
+// open navigates the tab of ctx to u (browsertest.Open: a bounded load,
+// past Chromium's wedged audio teardown once), then runs then (a wait); an
+// error fails t.
 func open(t testing.TB, ctx context.Context, u string, then ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(ctx, append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(u)}, then...)...); err != nil {
+	if err := browsertest.Open(ctx, u, t.Logf); err != nil {
+		t.Fatalf("open %s: %v", u, err)
+	}
+	if err := chromedp.Do(ctx, then...); err != nil {
 		t.Fatalf("open %s: %v", u, err)
 	}
 }
