@@ -71,7 +71,7 @@ func Handler(opts *HandlerOptions) http.Handler {
 		// runs; as=fetch + crossorigin=anonymous match app.js's fetch().
 		Scripts:               []string{"/web/echarts.min.js defer"},
 		RawHeaders:            []string{`<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`},
-		Resources:             assetResolver{Handler: http.StripPrefix("/web", web.Handler(o.Assets))},
+		Resources:             web.Resources(o.Assets),
 		Version:               o.Version,
 		WasmContentLength:     strconv.Itoa(len(raw)),
 		ServiceWorkerTemplate: serviceWorkerJS,
@@ -92,20 +92,6 @@ self.addEventListener("activate", (event) => {
   })());
 });
 `
-
-// assetResolver serves /web/… itself and resolves resource paths unchanged
-// (same origin), like go-app's LocalDir but from an fs.FS.
-type assetResolver struct{ http.Handler }
-
-func (assetResolver) Resolve(location string) string {
-	if location == "" || location == "/" {
-		return "/"
-	}
-	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
-		return location
-	}
-	return "/" + strings.TrimLeft(location, "/")
-}
 
 // prerenderHandler serves the page routes: go-app prerenders them from a
 // request stripped to its path.

@@ -132,3 +132,26 @@ func WasmSize(fsys fs.FS) int64 {
 	n, _ := io.Copy(io.Discard, f)
 	return n
 }
+
+// Resources serves fsys under /web (as Handler does) and resolves go-app
+// resource paths on the same origin, unchanged: it is a go-app
+// ResourceResolver, so the page and the bench's hello world load their
+// assets the same way.
+func Resources(fsys fs.FS) ResourceHandler {
+	return ResourceHandler{http.StripPrefix("/web", Handler(fsys))}
+}
+
+// ResourceHandler is an http.Handler with go-app's Resolve.
+type ResourceHandler struct{ http.Handler }
+
+// Resolve keeps absolute http(s) URLs and makes every other location a
+// root-relative path.
+func (ResourceHandler) Resolve(location string) string {
+	if location == "" || location == "/" {
+		return "/"
+	}
+	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
+		return location
+	}
+	return "/" + strings.TrimLeft(location, "/")
+}

@@ -77,3 +77,26 @@ func TestWasmSize(t *testing.T) {
 		t.Errorf("size %d, want 1234", got)
 	}
 }
+
+// TestResourcesResolve: go-app's resource paths stay on this origin; only
+// absolute http(s) URLs pass unchanged.
+func TestResourcesResolve(t *testing.T) {
+	t.Parallel()
+	r := Resources(nil)
+	for in, want := range map[string]string{
+		"":                         "/",
+		"/":                        "/",
+		"web/app.css":              "/web/app.css",
+		"//web/app.wasm":           "/web/app.wasm",
+		"https://example.com/x.js": "https://example.com/x.js",
+	} {
+		if got := r.Resolve(in); got != want {
+			t.Errorf("Resolve(%q) = %q, want %q", in, got, want)
+		}
+	}
+	res := httptest.NewRecorder()
+	r.ServeHTTP(res, httptest.NewRequest("GET", "/web/app.css", nil))
+	if res.Code != http.StatusOK {
+		t.Errorf("GET /web/app.css through Resources: %d", res.Code)
+	}
+}

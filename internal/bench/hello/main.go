@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/maxence-charriere/go-app/v10/pkg/app"
 
@@ -52,7 +51,7 @@ func main() {
 	h := &app.Handler{
 		Name:              "hello",
 		Title:             "hello",
-		Resources:         resolver{http.StripPrefix("/web", web.Handler(os.DirFS(*dir)))},
+		Resources:         web.Resources(os.DirFS(*dir)),
 		WasmContentLength: strconv.Itoa(len(raw)),
 	}
 	ln, err := net.Listen("tcp", *addr)
@@ -65,17 +64,4 @@ func main() {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}
-}
-
-// resolver serves /web/… itself (same origin), like the duplexscope page.
-type resolver struct{ http.Handler }
-
-func (resolver) Resolve(location string) string {
-	if location == "" || location == "/" {
-		return "/"
-	}
-	if strings.HasPrefix(location, "http://") || strings.HasPrefix(location, "https://") {
-		return location
-	}
-	return "/" + strings.TrimLeft(location, "/")
 }
