@@ -208,7 +208,7 @@ func object(raw json.RawMessage) obj {
 		if raw[i] != '"' {
 			return -1
 		}
-		end := skipString(raw, i)
+		end, _ := protocol.JSONStringEnd(raw, i)
 		if end < 0 {
 			return -1
 		}
@@ -225,7 +225,7 @@ func object(raw json.RawMessage) obj {
 			return -1
 		}
 		i = skipWS(raw, i+1)
-		vend := skipValue(raw, i)
+		vend := protocol.JSONValueEnd(raw, i)
 		if vend >= 0 {
 			o = append(o, kv{key, raw[i:vend:vend]})
 		}
@@ -244,7 +244,7 @@ func array(raw json.RawMessage) []json.RawMessage {
 	}
 	out := []json.RawMessage{}
 	if !scanItems(raw, ']', func(i int) int {
-		end := skipValue(raw, i)
+		end := protocol.JSONValueEnd(raw, i)
 		if end >= 0 {
 			out = append(out, raw[i:end:end])
 		}
@@ -290,65 +290,4 @@ func skipWS(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// skipString returns the index after the string starting at b[i] == '"',
-// or -1.
-func skipString(b []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		j += k
-		n := 0 // preceding backslashes
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		j++
-		if n%2 == 0 {
-			return j
-		}
-	}
-}
-
-// skipValue returns the index after the JSON value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				e := skipString(b, j)
-				if e < 0 {
-					return -1
-				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	default:
-		j := i
-		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && !isSpace(b[j]) {
-			j++
-		}
-		if j == i {
-			return -1
-		}
-		return j
-	}
 }

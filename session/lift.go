@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"encoding/binary"
+
+	"github.com/duplexscope/duplexscope/protocol"
 )
 
 // liftMin is the length from which parseInbound lifts a string value out of
@@ -46,7 +48,7 @@ func liftLong(data []byte, min int) (reduced []byte, lifted [len(liftedKeys)][]b
 		if i >= len(data) || data[i] != '"' {
 			return nil, lifted, false
 		}
-		end, escaped := scanString(data, i)
+		end, escaped := protocol.JSONStringEnd(data, i)
 		if end < 0 || escaped {
 			return nil, lifted, false
 		}
@@ -65,7 +67,7 @@ func liftLong(data []byte, min int) (reduced []byte, lifted [len(liftedKeys)][]b
 			return nil, lifted, false
 		}
 		i = skipSpace(data, i+1)
-		vEnd := skipValue(data, i)
+		vEnd := protocol.JSONValueEnd(data, i)
 		if vEnd < 0 {
 			return nil, lifted, false
 		}
@@ -121,73 +123,6 @@ func liftLong(data []byte, min int) (reduced []byte, lifted [len(liftedKeys)][]b
 		last = sp[1]
 	}
 	return append(reduced, data[last:]...), lifted, true
-}
-
-// scanString returns the index just past the string token that starts at
-// data[i] (a '"'), or −1 when it is unterminated, and whether it holds an
-// escape. Only the token's extent is found here; its contents are either
-// checked by the caller or left to encoding/json.
-func scanString(data []byte, i int) (end int, escaped bool) {
-	j := i + 1
-	for {
-		q := bytes.IndexByte(data[j:], '"')
-		if q < 0 {
-			return -1, escaped
-		}
-		b := bytes.IndexByte(data[j:j+q], '\\')
-		if b < 0 {
-			return j + q + 1, escaped
-		}
-		escaped = true
-		j += b + 2 // the escaped byte, whatever it is, cannot end the string
-		if j > len(data) {
-			return -1, escaped
-		}
-	}
-}
-
-// skipValue returns the index just past the JSON value at data[i], or −1
-// when it ends early. It finds extents only (strings, nesting); encoding/json
-// validates whatever is not lifted.
-func skipValue(data []byte, i int) int {
-	if i >= len(data) {
-		return -1
-	}
-	switch data[i] {
-	case '"':
-		end, _ := scanString(data, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				end, _ := scanString(data, i)
-				if end < 0 {
-					return -1
-				}
-				i = end
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	}
-	for i < len(data) {
-		switch data[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 func skipSpace(data []byte, i int) int {
