@@ -146,11 +146,9 @@ func TestPageTurnTakingLabels(t *testing.T) {
 			simQ.Set("sim_behavior", sc.behavior)
 		}
 		dir := t.TempDir()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			cliScores[i], cliErrs[i] = runCLITurnTaking(cli, ws+"?"+simQ.Encode(), dir)
-		}()
+		})
 	}
 	wg.Wait()
 	for i, sc := range scenarios {

@@ -32,12 +32,10 @@ func TestLoadRunRoutes(t *testing.T) {
 	var wg sync.WaitGroup
 	codes := make([]int, 2)
 	for i := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			body, _ := json.Marshal(loadrun.ReadyRequest{Level: 2, Shard: i + 1, Shards: 2, Levels: []int{2}})
 			codes[i], _, _ = e.do("POST", "/api/loadruns/lr1/ready?wait_s=30", body, loadrun.CapHeader, rc)
-		}()
+		})
 	}
 	wg.Wait()
 	if codes[0] != 200 || codes[1] != 200 {

@@ -261,15 +261,13 @@ func measureFidelity(t testing.TB, n int, strict bool) fidelity {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			acc := &metrics.Accumulator{}
 			outs[i].live = acc
 			cfg := &session.Config{URL: wsURL(ts), Model: "sim", SampleID: fmt.Sprintf("%s-%d", s.SampleID, i), Split: "builtin", CompletionTimeout: time.Minute,
 				Observers: []session.Observer{session.ObserverFuncs{Event: func(ev trace.Event, _ *session.Received) { acc.Add(ev) }}}}
 			outs[i].res, outs[i].err = session.Run(context.Background(), cfg, pcm)
-		}()
+		})
 	}
 	wg.Wait()
 	stall := mon.Stop()
@@ -434,11 +432,9 @@ func TestSimFaults(t *testing.T) {
 		if tc.settings != nil {
 			tc.settings(cfg)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			outs[i].res, outs[i].err = session.Run(context.Background(), cfg, pcm)
-		}()
+		})
 	}
 	wg.Wait()
 	for i, tc := range cases {

@@ -54,9 +54,7 @@ func TestSoak(t *testing.T) {
 	var warmOnce sync.Once
 	var wg sync.WaitGroup
 	for w := 0; w < *soakSessions; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for k := 0; time.Now().Before(deadline); k++ {
 				res, err := session.Run(context.Background(), &session.Config{URL: wsURL(ts), Model: "sim", Settle: time.Second, CompletionTimeout: 2 * time.Minute},
 					pcms[(w+k)%len(pcms)])
@@ -68,7 +66,7 @@ func TestSoak(t *testing.T) {
 				done.Add(1)
 				lags.Store([2]int{w, k}, res.Pacing.P99Ms)
 			}
-		}()
+		})
 	}
 	// Warm-up heap: once the first sessions are mid-stream.
 	time.Sleep(min(*soakDuration/3, 5*time.Second))

@@ -34,9 +34,7 @@ func TestTruthSettledMeansNoAnswerPending(t *testing.T) {
 		var stop atomic.Bool
 		var torn atomic.Int64
 		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for !stop.Load() {
 				rec := h.e.truth
 				rec.mu.Lock()
@@ -51,7 +49,7 @@ func TestTruthSettledMeansNoAnswerPending(t *testing.T) {
 				}
 				rec.mu.Unlock()
 			}
-		}()
+		})
 		h.runUntil(10 * time.Second)
 		stop.Store(true)
 		wg.Wait()

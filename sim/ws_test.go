@@ -41,15 +41,13 @@ func TestConcurrentSessions(t *testing.T) {
 	errs := make(chan error, n)
 	start := make(chan struct{})
 	for i := range n {
-		wg.Add(1)
 		handshakes.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var once sync.Once
 			handshaken := func() { once.Do(handshakes.Done) }
 			defer handshaken() // also when dialRaw or send end the goroutine
 			errs <- oneSession(ctx, t, srv, hs.URL, i, handshaken, start)
-		}()
+		})
 	}
 	handshakes.Wait()
 	close(start)

@@ -37,15 +37,13 @@ func TestRunLoadCurveShards(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range res {
 		res[i].dir = filepath.Join(t.TempDir(), fmt.Sprintf("shard%d", i+1))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var so, se bytes.Buffer
 			res[i].err = runCmd(context.Background(), []string{"--url", e.ws + "?sim_profile=test", "--model", "sim", "--dataset", "builtin", "--limit", "2",
 				"--out", res[i].dir, "--settle", "500ms", "--progress=false", "--load-curve", "1,3", "--join-after", "300ms",
 				"--run-id", "lc-shards", "--run-cap", "shared-secret-of-the-shards", "--shard", fmt.Sprintf("%d/2", i+1), "--upload", e.archive}, &so, &se)
 			res[i].stdout = so.String() + se.String()
-		}()
+		})
 	}
 	wg.Wait()
 	var files [2]struct {

@@ -146,9 +146,7 @@ func (lc *loadCurveRun) runLevel(ctx context.Context, n int, slots []int) []leve
 	got := make([]levelSession, len(slots))
 	var wg sync.WaitGroup
 	for j, idx := range slots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if idx == n {
 				select {
 				case <-time.After(o.JoinAfter):
@@ -161,7 +159,7 @@ func (lc *loadCurveRun) runLevel(ctx context.Context, n int, slots []int) []leve
 			cfg := &session.Config{URL: o.URL, Model: o.Model, FrameMs: o.FrameMs, RefAudio: lc.refAudio, ServerVAD: o.ServerVAD, Settle: o.Settle,
 				CompletionTimeout: o.Timeout, HandshakeTimeout: o.Handshake, SampleID: fmt.Sprintf("load%d-%d-%s", n, idx, lc.samples[k].SampleID), Split: "load"}
 			got[j].result, got[j].err = session.Run(ctx, cfg, lc.pcms[k])
-		}()
+		})
 	}
 	wg.Wait()
 	return got

@@ -43,15 +43,13 @@ func runPool(ctx context.Context, n, workers int, do func(i int) outcome, done f
 		if ctx.Err() != nil {
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			oc := do(i)
 			oc.ran = true
 			outcomes[i] = oc
 			done()
 			<-slots
-		}()
+		})
 	}
 	wg.Wait()
 	return outcomes

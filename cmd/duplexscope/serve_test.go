@@ -146,9 +146,7 @@ func TestServeCrash(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := 0; ctx.Err() == nil; i++ {
 				u := &upload{key: fmt.Sprintf("crash-%d-%d", w, i), body: crashReport(t, w, i)}
 				mu.Lock()
@@ -165,7 +163,7 @@ func TestServeCrash(t *testing.T) {
 					mu.Unlock()
 				}
 			}
-		}()
+		})
 	}
 	// Kill once enough uploads were acknowledged, with more in flight.
 	deadline := time.Now().Add(60 * time.Second)
@@ -361,16 +359,14 @@ func TestShardedRunUpload(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 2 {
 		outs[i] = t.TempDir() + "/out"
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var so, se bytes.Buffer
 			errs[i] = runCmd(context.Background(), []string{"--url", ws, "--model", "sim", "--dataset", "builtin", "--limit", "2",
 				"--out", outs[i], "--settle", "500ms", "--progress=false", "--upload", ts.URL, "--run-id", "nightly", "--shard", fmt.Sprintf("%d/2", i+1)}, &so, &se)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("%v\n%s", errs[i], se.String())
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	var pooled []float64

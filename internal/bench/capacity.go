@@ -50,9 +50,7 @@ type memSampler struct {
 
 func startMemSampler() *memSampler {
 	m := &memSampler{stop: make(chan struct{})}
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
+	m.wg.Go(func() {
 		t := time.NewTicker(500 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -66,7 +64,7 @@ func startMemSampler() *memSampler {
 			case <-t.C:
 			}
 		}
-	}()
+	})
 	return m
 }
 

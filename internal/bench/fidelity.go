@@ -282,12 +282,10 @@ func staggered[R any](pcms [][]byte, at func(i int) time.Duration, one func(i in
 	errs := make([]error, len(pcms))
 	var wg sync.WaitGroup
 	for i, pcm := range pcms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			time.Sleep(at(i))
 			results[i], errs[i] = one(i, pcm)
-		}()
+		})
 	}
 	wg.Wait()
 	res.Elapsed, res.CPU = time.Since(res.Start), cputime.Self()-cpu0

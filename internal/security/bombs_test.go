@@ -116,9 +116,7 @@ func TestSimFrameBomb(t *testing.T) {
 	var wg sync.WaitGroup
 	closed := make([]bool, 8)
 	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			c, _, err := websocket.Dial(ctx, wsURL(s, "sim_profile=test"), nil)
 			if err != nil {
 				t.Error(err)
@@ -135,7 +133,7 @@ func TestSimFrameBomb(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	u := sm.Stop()

@@ -63,14 +63,12 @@ func TestCompareBombs(t *testing.T) {
 	pages := make([]string, 4)
 	retry := make([]string, 4)
 	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			res, b, err := s.DoErr(Request{Path: all})
 			if err == nil {
 				codes[i], pages[i], retry[i] = res.StatusCode, string(b), res.Header.Get("Retry-After")
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	u = sm.Stop()

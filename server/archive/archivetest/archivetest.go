@@ -358,9 +358,7 @@ func runConcurrent(t *testing.T, s archive.Store) {
 	ids := make([]string, n)
 	errs := make([]error, n)
 	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			rec, err := archive.NewRecord(Fixture(fmt.Sprintf("m%d", i%4), 2), archive.NewID(), Base.Add(time.Duration(i)*time.Millisecond))
 			if err != nil {
 				errs[i] = err
@@ -368,7 +366,7 @@ func runConcurrent(t *testing.T, s archive.Store) {
 			}
 			ids[i] = rec.ID
 			_, _, errs[i] = s.Put(ctx, rec, fmt.Sprintf("key-%d", i))
-		}()
+		})
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -428,9 +426,7 @@ func runUpdateLabels(t *testing.T, s archive.Store) {
 	// Concurrent Updates are each applied (none lost): each adds a tag.
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			_, err := s.Update(ctx, rec.ID, func(old archive.Record) (archive.Record, error) {
 				r, err := report.Decode(old.Body, report.DefaultLimits)
 				if err != nil {
@@ -442,7 +438,7 @@ func runUpdateLabels(t *testing.T, s archive.Store) {
 			if err != nil {
 				t.Errorf("concurrent Update %d: %v", i, err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	got, err = s.Get(ctx, rec.ID)
