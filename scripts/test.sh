@@ -53,23 +53,33 @@ await() {
   fi
 }
 
+# step COMMAND…: run it, then say how long it took (the log shows where
+# the suite's minutes go).
+t0=$SECONDS
+step() {
+  local t=$SECONDS rc=0
+  "$@" || rc=$?
+  echo "make test: $* took $((SECONDS - t)) s (at $((SECONDS - t0)) s)"
+  return "$rc"
+}
+
 # On failure, stop whatever still runs beside (its whole process group).
 running=""
 trap 'for p in $running; do kill -- -"$p" 2>/dev/null || true; done' EXIT
 
 beside wasm $make wasm
-$make check
-$make unit
-$make wasmtest
-await wasm
+step $make check
+step $make unit
+step $make wasmtest
+step await wasm
 beside untimed $make e2e-untimed
 beside smoke $make smoke-front
 beside prepare go run ./cmd/bench -prepare
-$make security
-$make e2e-timed
-await smoke
-await prepare
-await untimed
-$make e2e-server
-scripts/smoke.sh bench
+step $make security
+step $make e2e-timed
+step await smoke
+step await prepare
+step await untimed
+step $make e2e-server
+step scripts/smoke.sh bench
 echo "make test: all passed"
