@@ -85,7 +85,7 @@ func buildHello(ctx context.Context, root string) (*hello, error) {
 // compressed, and its server) and removes it again: the Go build cache and
 // compress's cache keep the work, so a run started afterwards on the same
 // tree measures instead of compiling. `make test` runs it beside the e2e
-// page tests (scripts/test.sh), before the quick bench.
+// page tests (scripts/test.sh), awaited before the quick bench.
 func Prepare(ctx context.Context, root string) error {
 	h, _, err := helloFiles(ctx, root)
 	if err != nil {
