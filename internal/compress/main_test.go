@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,4 +152,49 @@ func randomBytes(n int) []byte {
 		b[i] = byte(r.Uint32())
 	}
 	return b
+}
+
+// TestBrotliCommandMatchesLibrary holds the C encoder's output to the Go
+// port's, byte for byte: Brotli uses the command when it is on PATH, and a
+// tree's .br must not depend on which one a machine has.
+func TestBrotliCommandMatchesLibrary(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("brotli"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("brotli is not on PATH (make test installs it: scripts/deps.sh)")
+		}
+		t.Skip("brotli is not on PATH; scripts/deps.sh test installs it")
+	}
+	exe, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"text", bytes.Repeat([]byte("duplexscope wasm "), 4096)},
+		{"random", randomBytes(1 << 15)},
+		{"machine code", exe[:min(len(exe), 1<<17)]},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cmd, err := brotliCommand(tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lib, err := brotliLibrary(tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(cmd, lib) {
+				t.Errorf("brotli command wrote %d bytes, the Go port %d (or other bytes)", len(cmd), len(lib))
+			}
+			if !brotliOf(cmd, tc.data) {
+				t.Error("the command's output does not decompress to the input")
+			}
+		})
+	}
 }
