@@ -14,59 +14,73 @@ import (
 	"github.com/andybalholm/brotli"
 )
 
-func TestCompressFileRoundTrips(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		data []byte
-	}{
+// sample is one input of the tests that run on each of several.
+type sample struct {
+	name string
+	data []byte
+}
+
+// samples are the inputs every compressed copy is checked on.
+func samples() []sample {
+	return []sample{
 		{"empty", nil},
 		{"text", bytes.Repeat([]byte("duplexscope wasm "), 4096)},
 		{"random", randomBytes(1 << 16)},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+}
+
+// forEach runs check on each sample's data in a parallel subtest.
+func forEach(t *testing.T, ss []sample, check func(t *testing.T, data []byte)) {
+	for _, s := range ss {
+		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			name := filepath.Join(dir, "app.wasm")
-			if err := os.WriteFile(name, tc.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			var out strings.Builder
-			if err := compressFile(name, "", "", &out); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(out.String(), "raw ") {
-				t.Errorf("summary line missing sizes: %q", out.String())
-			}
-			gz, err := os.ReadFile(name + ".gz")
-			if err != nil {
-				t.Fatal(err)
-			}
-			zr, err := gzip.NewReader(bytes.NewReader(gz))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := io.ReadAll(zr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, tc.data) {
-				t.Errorf("gzip round trip differs: %d bytes, want %d", len(got), len(tc.data))
-			}
-			br, err := os.ReadFile(name + ".br")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err = io.ReadAll(brotli.NewReader(bytes.NewReader(br)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, tc.data) {
-				t.Errorf("brotli round trip differs: %d bytes, want %d", len(got), len(tc.data))
-			}
+			check(t, s.data)
 		})
 	}
+}
+
+func TestCompressFileRoundTrips(t *testing.T) {
+	t.Parallel()
+	forEach(t, samples(), func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		name := filepath.Join(dir, "app.wasm")
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		if err := compressFile(name, "", "", &out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "raw ") {
+			t.Errorf("summary line missing sizes: %q", out.String())
+		}
+		gz, err := os.ReadFile(name + ".gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Errorf("gzip round trip differs: %d bytes, want %d", len(got), len(data))
+		}
+		br, err := os.ReadFile(name + ".br")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = io.ReadAll(brotli.NewReader(bytes.NewReader(br)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Errorf("brotli round trip differs: %d bytes, want %d", len(got), len(data))
+		}
+	})
 }
 
 func TestCompressFileMissing(t *testing.T) {
@@ -169,32 +183,20 @@ func TestBrotliCommandMatchesLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		data []byte
-	}{
-		{"empty", nil},
-		{"text", bytes.Repeat([]byte("duplexscope wasm "), 4096)},
-		{"random", randomBytes(1 << 15)},
-		{"machine code", exe[:min(len(exe), 1<<17)]},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			cmd, err := brotliCommand(tc.data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lib, err := brotliLibrary(tc.data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(cmd, lib) {
-				t.Errorf("brotli command wrote %d bytes, the Go port %d (or other bytes)", len(cmd), len(lib))
-			}
-			if !brotliOf(cmd, tc.data) {
-				t.Error("the command's output does not decompress to the input")
-			}
-		})
-	}
+	forEach(t, append(samples(), sample{"machine code", exe[:min(len(exe), 1<<17)]}), func(t *testing.T, data []byte) {
+		cmd, err := brotliCommand(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib, err := brotliLibrary(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(cmd, lib) {
+			t.Errorf("brotli command wrote %d bytes, the Go port %d (or other bytes)", len(cmd), len(lib))
+		}
+		if !brotliOf(cmd, data) {
+			t.Error("the command's output does not decompress to the input")
+		}
+	})
 }
