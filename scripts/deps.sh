@@ -12,7 +12,7 @@ case "${1:-test}" in
     need node nodejs
     need ffmpeg ffmpeg
     need chrt util-linux # scripts/test.sh: work beside the timed suites runs under SCHED_IDLE
-    need brotli brotli # internal/compress: the same bytes as the Go port, 33 s instead of 55 s for app.wasm
+    need brotli brotli # internal/compress: the C encoder, 33 s instead of the Go port's 55 s for app.wasm
     ;;
 esac
 if [ ${#want[@]} -gt 0 ]; then

