@@ -80,8 +80,13 @@ e2e-page: ## the e2e package's page tests (needs make wasm)
 # (e2e-untimed) beside them under SCHED_IDLE; e2e's TestTimedList keeps this
 # list equal to the package's tests without t.Parallel.
 E2E_TIMED := ^(TestBrowserVerdict|TestDatasetSession|TestMicSession|TestPageProbes|TestPageTurnTakingLabels|TestPageTurnTakingProbe|TestPersonaPlexProfile|TestSessionThreadUnderStall)$$
+# -v into a log, each test's line and time shown (the log whole on a
+# failure): they are most of make test's critical path.
 e2e-timed: ## e2e-page's tests that bound a time, one at a time
-	$(GO) test -tags e2e -count=1 -timeout 15m -run '$(E2E_TIMED)' ./e2e/...
+	@log=/tmp/duplexscope-e2e-timed.log; \
+	echo "$(GO) test -tags e2e -count=1 -timeout 15m -v -run '$(E2E_TIMED)' ./e2e/...   (log: $$log)"; \
+	$(GO) test -tags e2e -count=1 -timeout 15m -v -run '$(E2E_TIMED)' ./e2e/... 2>&1 | tee "$$log" | grep --line-buffered -E '^(--- |ok|FAIL)'; \
+	rc=$${PIPESTATUS[0]}; if [ $$rc -ne 0 ]; then cat "$$log"; fi; exit $$rc
 
 e2e-untimed: ## e2e-page's other tests (t.Parallel, two at a time)
 	$(GO) test -tags e2e -count=1 -timeout 15m -skip '$(E2E_TIMED)' ./e2e/...
