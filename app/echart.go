@@ -10,9 +10,12 @@ import (
 )
 
 // echart draws option JSON (built by package chart) with the vendored
-// echarts runtime. The element carries data-points (the chart's point
-// count) for tests, and is an image to screen readers (role="img", named
-// by its id: the canvas itself says nothing).
+// echarts runtime. The element carries data-points (the point count of
+// the option Go rendered) and, once echarts has finished drawing an
+// option, data-drawn-points (that option's count): a test or benchmark
+// waiting for a drawn chart waits for the second; the first is set before
+// echarts has even run. It is an image to screen readers (role="img",
+// named by its id: the canvas itself says nothing).
 type echart struct {
 	app.Compo
 	ID, Class string
@@ -30,6 +33,9 @@ type echart struct {
 	drawn      string
 	drawnShape string
 	funcs      []app.Func
+	// setPoints is the point count of the option last given to echarts,
+	// shownPoints the one data-drawn-points says (-1: not set).
+	setPoints, shownPoints int
 }
 
 func (c *echart) Render() app.UI {
@@ -88,6 +94,8 @@ func (c *echart) draw(ctx app.Context) {
 		// c's own element, not ctx.JSSrc(): drawNext draws every queued
 		// chart with the context of the chart that started the line.
 		c.inst = app.Window().Get("echarts").Call("init", c.JSValue(), nil, jsObject(map[string]any{"renderer": "canvas"}))
+		c.shownPoints = -1
+		c.listenFinished()
 		if c.OnLaneClick != nil {
 			c.listenClicks()
 		}
@@ -98,7 +106,22 @@ func (c *echart) draw(ctx app.Context) {
 		o["replaceMerge"] = []any{"series"}
 	}
 	c.inst.Call("setOption", opt, jsObject(o))
-	c.drawn, c.drawnShape = c.Option, c.Shape
+	c.drawn, c.drawnShape, c.setPoints = c.Option, c.Shape, c.Points
+}
+
+// listenFinished keeps data-drawn-points at the point count of the option
+// echarts last finished drawing ("finished": rendered, no animation left).
+func (c *echart) listenFinished() {
+	el := c.JSValue()
+	f := app.FuncOf(func(app.Value, []app.Value) any {
+		if c.shownPoints != c.setPoints {
+			c.shownPoints = c.setPoints
+			el.Call("setAttribute", "data-drawn-points", strconv.Itoa(c.setPoints))
+		}
+		return nil
+	})
+	c.funcs = append(c.funcs, f)
+	c.inst.Call("on", "finished", f)
 }
 
 func (c *echart) listenClicks() {

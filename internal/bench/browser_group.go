@@ -134,7 +134,7 @@ func coldLoadSection(c *Config, sec *Section, st *stack, hw *hello, app Sizes) e
 	}
 	ad, hd := Summarize(appLoads), Summarize(helloLoads)
 	sec.printf("### Navigation → first chart point\n\nFresh chromium profile each time (no HTTP cache, no service worker), page clock (`performance.now()`, 0 = navigation start), served from 127.0.0.1. " +
-		"The page is opened with `?demo=1` (a synthetic response is published as soon as the app runs) so the figure is the page's own cost — HTML, wasm download + compile + start, echarts init, first draw — not the simulator's answer time; the mark is two animation frames after `#chart-ttfp` first has `data-points > 0`. " +
+		"The page is opened with `?demo=1` (a synthetic response is published as soon as the app runs) so the figure is the page's own cost — HTML, wasm download + compile + start, echarts init, first draw — not the simulator's answer time; the mark is two animation frames after echarts has finished drawing `#chart-ttfp` with a point (`data-drawn-points > 0`; before 2026-12-06 it was `data-points > 0`, which Go sets before echarts has run, and in about a third of cold loads the mark came before the chart was drawn). " +
 		"Baseline: the hello world's `<h1 id=hello>` drawn — an id only the wasm render gives it (go-app's server prerender has another), so both marks mean the Go code is running.\n\n")
 	sec.table([]string{"page", "runs", "median ms", "max ms", "÷ hello median"}, [][]string{
 		{"duplexscope `/?demo=1` → first TTFP point drawn", fmt.Sprint(ad.N), fmtMs(ad.P50), fmtMs(ad.Max), fmtX(Ratio(ad.P50, hd.P50))},
