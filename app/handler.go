@@ -69,8 +69,13 @@ func Handler(opts *HandlerOptions) http.Handler {
 		// code; a chart drawn before it ran retries (echart.draw). The
 		// preload starts the wasm download with the HTML, not when app.js
 		// runs; as=fetch + crossorigin=anonymous match app.js's fetch().
-		Scripts:               []string{"/web/echarts.min.js defer"},
-		RawHeaders:            []string{`<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`},
+		Scripts: []string{"/web/echarts.min.js defer"},
+		// boot.js (a parser-blocking script of 1 kB, so it runs before
+		// the body is parsed) starts the compile.
+		RawHeaders: []string{
+			`<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`,
+			`<script src="/web/boot.js"></script>`,
+		},
 		Resources:             web.Resources(o.Assets),
 		Version:               o.Version,
 		WasmContentLength:     strconv.Itoa(len(raw)),
@@ -126,17 +131,31 @@ func (c prerenderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.send(w, body)
 }
 
-// appJSProgress and appJSStreaming are go-app v10.1.11's app.js wasm
-// fetch and what serveAppJS puts in its place.
+// appJSInstantiate is go-app v10.1.11's app.js wasm download and compile
+// (the call's second argument, the imports, follows); serveAppJS puts
+// appJSEarly in its place and defines dsInstantiate (appJSPrelude).
 const (
-	appJSProgress  = `fetchWithProgress("/web/app.wasm", showProgress)`
-	appJSStreaming = `fetch("/web/app.wasm")`
+	appJSInstantiate = "instantiateStreaming(\n      fetchWithProgress(\"/web/app.wasm\", showProgress),"
+	appJSEarly       = "dsInstantiate("
+	appJSPrelude     = `// duplexscope: app.wasm is compiled from the fetch web/boot.js started
+// while the head was parsed (self.dsAppWasm), or from one started here.
+async function dsInstantiate(imports) {
+  if (!self.dsAppWasm) self.dsAppWasm = WebAssembly.compileStreaming(fetch("/web/app.wasm"));
+  const module = await self.dsAppWasm;
+  return { module, instance: await WebAssembly.instantiate(module, imports) };
+}
+`
 )
 
 // serveAppJS serves go-app's app.js with the wasm fetched straight into
-// WebAssembly.instantiateStreaming.
+// the streaming compiler, and instantiated from the compile web/boot.js
+// started.
 //
-// Why: go-app relays the download through a JavaScript ReadableStream to
+// Why the early start: app.js is deferred, so it called
+// instantiateStreaming 150–350 ms after navigation, once the document was
+// parsed, while the preloaded wasm bytes waited.
+//
+// Why not go-app's fetch: go-app relays the download through a JavaScript ReadableStream to
 // count its bytes for the loading label, so the streaming compiler gets
 // each chunk only when the main thread has run the relay for it. On a
 // fast link (the usual `duplexscope serve` on localhost) the relay, not
@@ -147,7 +166,8 @@ const (
 func (c prerenderHandler) serveAppJS(w http.ResponseWriter, r *http.Request) {
 	rec := &bufferedResponse{header: http.Header{}}
 	c.next.ServeHTTP(rec, r)
-	rec.send(w, bytes.Replace(rec.body.Bytes(), []byte(appJSProgress), []byte(appJSStreaming), 1))
+	js := bytes.Replace(rec.body.Bytes(), []byte(appJSInstantiate), []byte(appJSEarly), 1)
+	rec.send(w, append([]byte(appJSPrelude), js...))
 }
 
 // dropFalseBooleans removes the boolean attributes go-app prerendered as

@@ -72,10 +72,20 @@ func TestHandlerPageIsSelfContained(t *testing.T) {
 	if !strings.Contains(page, `<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`) {
 		t.Errorf("page does not preload /web/app.wasm as app.js fetches it")
 	}
-	// app.js compiles the wasm as it arrives (serveAppJS), not through
-	// go-app's main-thread byte counter.
-	if js := body(t, get(t, h, "/app.js", nil)); strings.Contains(js, appJSProgress) || !strings.Contains(js, appJSStreaming) {
-		t.Errorf("app.js does not fetch the wasm straight into instantiateStreaming (go-app's app.js changed?)")
+	// The compile starts from the head (boot.js, parser-blocking, so it
+	// runs before the body is parsed and before the deferred app.js), and
+	// app.js instantiates that module rather than fetching the wasm again
+	// (serveAppJS) or through go-app's main-thread byte counter.
+	head, _, _ := strings.Cut(page, "</head>")
+	if !strings.Contains(head, `<script src="/web/boot.js"></script>`) {
+		t.Errorf("page head does not run /web/boot.js as a plain script")
+	}
+	js := body(t, get(t, h, "/app.js", nil))
+	if strings.Contains(js, "fetchWithProgress(\"/web/app.wasm\"") || !strings.HasPrefix(js, appJSPrelude) || strings.Count(js[len(appJSPrelude):], appJSEarly) != 1 {
+		t.Errorf("app.js does not instantiate the module boot.js compiles (go-app's app.js changed?)")
+	}
+	if strings.Count(js, `fetch("/web/app.wasm")`) != 1 {
+		t.Errorf("app.js fetches the wasm %d times, want once (only when boot.js has not)", strings.Count(js, `fetch("/web/app.wasm")`))
 	}
 	ext := regexp.MustCompile(`(src|href)="(https?:)?//`)
 	if m := ext.FindAllString(page, -1); len(m) > 0 {

@@ -61,7 +61,7 @@ func TestHandlerNegotiatesPrecompressedWasm(t *testing.T) {
 
 func TestEmbeddedFSHasAssets(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"app.css", "mic-worklet.js", "playback-worklet.js", "echarts.min.js", "LICENSE", "VERSIONS", "icons/icon.svg", "icons/icon-192.png", "icons/icon-512.png"} {
+	for _, name := range []string{"app.css", "boot.js", "mic-worklet.js", "playback-worklet.js", "echarts.min.js", "LICENSE", "VERSIONS", "icons/icon.svg", "icons/icon-192.png", "icons/icon-512.png"} {
 		if _, err := fs.Stat(FS, name); err != nil {
 			t.Errorf("web.FS lacks %s: %v", name, err)
 		}
