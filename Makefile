@@ -35,7 +35,7 @@ deps:
 test: deps ## everything CI runs (installs chromium/postgresql if missing)
 	@MAKE="$(MAKE)" scripts/test.sh
 
-check: ## gofmt, go mod tidy, vet and staticcheck (native + wasm, and the browser-test tag)
+check: ## gofmt, go mod tidy, vet and staticcheck (native + wasm, the browser-test tag, the bench's start-up floor)
 	@out=$$(gofmt -s -l .); if [ -n "$$out" ]; then echo "gofmt -s would change:"; echo "$$out"; exit 1; fi
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
@@ -44,6 +44,8 @@ check: ## gofmt, go mod tidy, vet and staticcheck (native + wasm, and the browse
 	bin/staticcheck ./...
 	GOOS=js GOARCH=wasm bin/staticcheck ./...
 	bin/staticcheck -tags e2e ./e2e/ ./server/ ./internal/browsertest/
+	$(GO) vet -tags chartfloor ./internal/bench/hello/
+	GOOS=js GOARCH=wasm bin/staticcheck -tags chartfloor ./internal/bench/hello/
 
 lint: check
 

@@ -56,7 +56,7 @@ func Handler(opts *HandlerOptions) http.Handler {
 		Author:          "duplexscope",
 		BackgroundColor: "#0f1c27",
 		ThemeColor:      "#0f1c27",
-		LoadingLabel:    "Loading duplexscope…", // no {progress}: see serveAppJS
+		LoadingLabel:    "Loading duplexscope…", // no {progress}: see web.EarlyAppJS
 		Icon: app.Icon{
 			Default:  "/web/icons/icon-192.png",
 			Large:    "/web/icons/icon-512.png",
@@ -66,16 +66,11 @@ func Handler(opts *HandlerOptions) http.Handler {
 		Styles: []string{"/web/app.css"},
 		// echarts is deferred (after go-app's deferred app.js), so parsing
 		// and the wasm's streaming compile never wait for 700 kB of chart
-		// code; a chart drawn before it ran retries (echart.draw). The
-		// preload starts the wasm download with the HTML, not when app.js
-		// runs; as=fetch + crossorigin=anonymous match app.js's fetch().
+		// code; a chart drawn before it ran retries (echart.draw).
 		Scripts: []string{"/web/echarts.min.js defer"},
-		// boot.js (a parser-blocking script of 1 kB, so it runs before
-		// the body is parsed) starts the compile.
-		RawHeaders: []string{
-			`<link rel="preload" href="/web/app.wasm" as="fetch" crossorigin="anonymous">`,
-			`<script src="/web/boot.js"></script>`,
-		},
+		// The wasm's download and compile start from the head (boot.js);
+		// serveAppJS instantiates that compile.
+		RawHeaders:            web.BootHeaders(),
 		Resources:             web.Resources(o.Assets),
 		Version:               o.Version,
 		WasmContentLength:     strconv.Itoa(len(raw)),
@@ -131,43 +126,12 @@ func (c prerenderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.send(w, body)
 }
 
-// appJSInstantiate is go-app v10.1.11's app.js wasm download and compile
-// (the call's second argument, the imports, follows); serveAppJS puts
-// appJSEarly in its place and defines dsInstantiate (appJSPrelude).
-const (
-	appJSInstantiate = "instantiateStreaming(\n      fetchWithProgress(\"/web/app.wasm\", showProgress),"
-	appJSEarly       = "dsInstantiate("
-	appJSPrelude     = `// duplexscope: app.wasm is compiled from the fetch web/boot.js started
-// while the head was parsed (self.dsAppWasm), or from one started here.
-async function dsInstantiate(imports) {
-  if (!self.dsAppWasm) self.dsAppWasm = WebAssembly.compileStreaming(fetch("/web/app.wasm"));
-  const module = await self.dsAppWasm;
-  return { module, instance: await WebAssembly.instantiate(module, imports) };
-}
-`
-)
-
-// serveAppJS serves go-app's app.js with the wasm fetched straight into
-// the streaming compiler, and instantiated from the compile web/boot.js
-// started.
-//
-// Why the early start: app.js is deferred, so it called
-// instantiateStreaming 150–350 ms after navigation, once the document was
-// parsed, while the preloaded wasm bytes waited.
-//
-// Why not go-app's fetch: go-app relays the download through a JavaScript ReadableStream to
-// count its bytes for the loading label, so the streaming compiler gets
-// each chunk only when the main thread has run the relay for it. On a
-// fast link (the usual `duplexscope serve` on localhost) the relay, not
-// the network, set the pace: cold loads of ?demo=1 reached the first chart
-// point about 150 ms later with it on the bench machine (medians of 12
-// cold loads: 1.99× the hello world's first render with it, 1.82×
-// without). The label says "Loading duplexscope…" without a percentage.
+// serveAppJS serves go-app's app.js instantiating the compile web/boot.js
+// started (web.EarlyAppJS says why).
 func (c prerenderHandler) serveAppJS(w http.ResponseWriter, r *http.Request) {
 	rec := &bufferedResponse{header: http.Header{}}
 	c.next.ServeHTTP(rec, r)
-	js := bytes.Replace(rec.body.Bytes(), []byte(appJSInstantiate), []byte(appJSEarly), 1)
-	rec.send(w, append([]byte(appJSPrelude), js...))
+	rec.send(w, web.EarlyAppJS(rec.body.Bytes()))
 }
 
 // dropFalseBooleans removes the boolean attributes go-app prerendered as

@@ -81,7 +81,7 @@ func TestHandlerPageIsSelfContained(t *testing.T) {
 		t.Errorf("page head does not run /web/boot.js as a plain script")
 	}
 	js := body(t, get(t, h, "/app.js", nil))
-	if strings.Contains(js, "fetchWithProgress(\"/web/app.wasm\"") || !strings.HasPrefix(js, appJSPrelude) || strings.Count(js[len(appJSPrelude):], appJSEarly) != 1 {
+	if strings.Contains(js, "fetchWithProgress(\"/web/app.wasm\"") || !strings.HasPrefix(js, "// duplexscope: app.wasm is compiled") || strings.Count(js, "dsInstantiate(") != 2 {
 		t.Errorf("app.js does not instantiate the module boot.js compiles (go-app's app.js changed?)")
 	}
 	if strings.Count(js, `fetch("/web/app.wasm")`) != 1 {

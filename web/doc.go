@@ -10,4 +10,6 @@
 //
 // Handler serves FS and answers /app.wasm with the pre-compressed variant the
 // client accepts (Content-Encoding br or gzip), never compressing at run time.
+// BootHeaders and EarlyAppJS start app.wasm's compile from the page's head
+// (boot.js) and make go-app's app.js instantiate it.
 package web

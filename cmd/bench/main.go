@@ -56,7 +56,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "Error:", err)
 			os.Exit(1)
 		}
-		fmt.Fprintln(os.Stderr, "bench: prepared (the hello world is built and compressed)")
+		fmt.Fprintln(os.Stderr, "bench: prepared (the hello world and the start-up floor are built and compressed)")
 		return
 	}
 	cfg := bench.FullConfig()

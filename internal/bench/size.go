@@ -51,9 +51,27 @@ type hello struct {
 	close func()
 }
 
-// buildHello builds the hello world (helloFiles) and starts its server.
-func buildHello(ctx context.Context, root string) (*hello, error) {
-	h, bin, err := helloFiles(ctx, root)
+// buildBaselines builds and starts the hello world and the start-up floor
+// (the hello world built with -tags chartfloor: plus echarts and one
+// chart, loaded as the page loads).
+func buildBaselines(ctx context.Context, root string) (hw, floor *hello, err error) {
+	if hw, err = startHello(ctx, root, ""); err != nil {
+		return nil, nil, err
+	}
+	if floor, err = startHello(ctx, root, floorTag); err != nil {
+		hw.close()
+		return nil, nil, err
+	}
+	return hw, floor, nil
+}
+
+// floorTag is the build tag of internal/bench/hello's start-up floor.
+const floorTag = "chartfloor"
+
+// startHello builds internal/bench/hello with tags (helloFiles) and starts
+// its server.
+func startHello(ctx context.Context, root, tags string) (*hello, error) {
+	h, bin, err := helloFiles(ctx, root, tags)
 	if err != nil {
 		return nil, err
 	}
@@ -81,25 +99,29 @@ func buildHello(ctx context.Context, root string) (*hello, error) {
 	return h, nil
 }
 
-// Prepare builds what the browser group builds (the hello world's wasm,
-// compressed, and its server) and removes it again: the Go build cache and
+// Prepare builds what the browser group builds (the hello world's and the
+// start-up floor's wasm, compressed, and their servers) and removes it again: the Go build cache and
 // compress's cache keep the work, so a run started afterwards on the same
 // tree measures instead of compiling. `make test` runs it beside the e2e
 // page tests (scripts/test.sh), awaited before the quick bench.
 func Prepare(ctx context.Context, root string) error {
-	h, _, err := helloFiles(ctx, root)
-	if err != nil {
-		return err
+	for _, tags := range []string{"", floorTag} {
+		h, _, err := helloFiles(ctx, root, tags)
+		if err != nil {
+			return err
+		}
+		h.close()
 	}
-	h.close()
 	return nil
 }
 
-// helloFiles builds internal/bench/hello the way `make wasm` builds the page
-// (GOOS=js GOARCH=wasm -trimpath -ldflags "-s -w", then go run
-// ./internal/compress) into a temporary directory, and its native server;
-// it returns them (h.close removes them) and the server binary.
-func helloFiles(ctx context.Context, root string) (*hello, string, error) {
+// helloFiles builds internal/bench/hello (with build tags tags, "" for
+// none) the way `make wasm` builds the page (GOOS=js GOARCH=wasm -trimpath
+// -ldflags "-s -w", then go run ./internal/compress) into a temporary
+// directory, and its native server; it returns them (h.close removes them)
+// and the server binary. The floor's directory also gets the page's
+// echarts.min.js and boot.js.
+func helloFiles(ctx context.Context, root, tags string) (*hello, string, error) {
 	dir, err := os.MkdirTemp("", "bench-hello-")
 	if err != nil {
 		return nil, "", err
@@ -115,8 +137,23 @@ func helloFiles(ctx context.Context, root string) (*hello, string, error) {
 		}
 		return nil
 	}
+	build := func(env []string, args ...string) error {
+		return run(env, append(append([]string{"go", "build", "-tags", tags}, args...), "./internal/bench/hello")...)
+	}
+	if tags == floorTag {
+		for _, name := range []string{"echarts.min.js", "boot.js"} {
+			b, err := fs.ReadFile(web.FS, name)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, name), b, 0o644)
+			}
+			if err != nil {
+				h.close()
+				return nil, "", fmt.Errorf("bench: the floor's %s: %w", name, err)
+			}
+		}
+	}
 	wasm := filepath.Join(dir, "app.wasm")
-	if err := run([]string{"GOOS=js", "GOARCH=wasm"}, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", wasm, "./internal/bench/hello"); err != nil {
+	if err := build([]string{"GOOS=js", "GOARCH=wasm"}, "-trimpath", "-ldflags", "-s -w", "-o", wasm); err != nil {
 		h.close()
 		return nil, "", err
 	}
@@ -130,7 +167,7 @@ func helloFiles(ctx context.Context, root string) (*hello, string, error) {
 		return nil, "", err
 	}
 	bin := filepath.Join(dir, "hello-server")
-	if err := run(nil, "go", "build", "-o", bin, "./internal/bench/hello"); err != nil {
+	if err := build(nil, "-o", bin); err != nil {
 		h.close()
 		return nil, "", err
 	}

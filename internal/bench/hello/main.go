@@ -8,6 +8,13 @@
 //
 // In the browser it renders one <h1 id="hello"> (the server's prerendered
 // HTML has id "hello-static" instead).
+//
+// Built with -tags chartfloor it is the start-up floor instead: the hello
+// world plus what the duplexscope page cannot start without — echarts
+// (deferred, from DIR/echarts.min.js) and one chart whose option Go builds
+// with package chart (#chart-ttfp, one point, data-drawn-points set on
+// echarts' "finished") — loaded as the page loads (web.BootHeaders,
+// web.EarlyAppJS; DIR/boot.js).
 package main
 
 import (
@@ -23,21 +30,8 @@ import (
 	"github.com/duplexscope/duplexscope/web"
 )
 
-type hello struct{ app.Compo }
-
-// Render gives the heading the id "hello" only when rendered by the wasm
-// (the server's prerendered HTML has "hello-static"), so the bench's mark
-// is the app running, not the prerendered page.
-func (*hello) Render() app.UI {
-	id := "hello-static"
-	if app.IsClient {
-		id = "hello"
-	}
-	return app.H1().ID(id).Text("Hello, world!")
-}
-
 func main() {
-	app.Route("/", func() app.Composer { return &hello{} })
+	app.Route("/", newPage)
 	app.RunWhenOnBrowser()
 
 	dir := flag.String("dir", ".", "directory holding app.wasm (+ .gz, .br)")
@@ -60,7 +54,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("http://" + ln.Addr().String())
-	if err := http.Serve(ln, h); err != nil {
+	if err := http.Serve(ln, handler(h)); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}
