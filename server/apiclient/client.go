@@ -39,7 +39,8 @@ type Client struct {
 	// Header is sent with every request (a load run's capability); its
 	// keys are canonical (http.CanonicalHeaderKey).
 	Header http.Header
-	// HTTP sends the requests; nil is http.DefaultClient.
+	// HTTP sends the requests; nil is http.DefaultClient natively and the
+	// browser's fetch in wasm (fetch_js.go).
 	HTTP Doer
 	// MaxAnswer bounds the bytes read of one answer (0: DefaultMaxAnswer);
 	// a 2xx answer over it is an error, not a truncated document.
@@ -111,9 +112,7 @@ func (c *Client) Send(ctx context.Context, call Call, out any) error {
 	if c.HTTP != nil {
 		res, err = c.HTTP.Do(req)
 	} else {
-		// Called directly: *http.Client in an interface would keep more of
-		// net/http in app.wasm (its cookie code).
-		res, err = http.DefaultClient.Do(req)
+		res, err = defaultDo(req)
 	}
 	if err != nil {
 		return err

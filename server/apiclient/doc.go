@@ -8,7 +8,9 @@
 // it reads of an answer (Client.MaxAnswer), and turning an answer that is
 // not 2xx into an *Error a person can read (the server's {"error"} message
 // and the status). The transport is injectable (Client.HTTP, anything with
-// Do), so the page keeps the browser's fetch-backed http.DefaultClient.
+// Do); by default it is http.DefaultClient natively and, in wasm, the
+// browser's fetch called directly (fetch_js.go), which keeps net/http's
+// native transport out of app.wasm.
 //
 // # Uploading a report: the one partial-failure rule
 //
