@@ -59,9 +59,21 @@ func TestBrowserHistoryCompare(t *testing.T) {
 		return headline, rows
 	}
 
+	// A click that navigates goes through clickTo, which waits for the new
+	// page: a query run while the old document is replaced can hold a node
+	// of it ("No node with given id found").
+	clickTo := func(where, sel string) {
+		t.Helper()
+		if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+			t.Fatalf("%s: clicking %s: %v", where, sel, err)
+		}
+	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+"/history"), chromedp.WaitVisible(chromedp.CSS("#compare-button")),
-		chromedp.Click(chromedp.CSS("#pick-"+slower)), chromedp.Click(chromedp.CSS("#pick-"+base)),
-		chromedp.Click(chromedp.CSS("#compare-button")), chromedp.WaitVisible(chromedp.CSS("#deltas"))); err != nil {
+		chromedp.Click(chromedp.CSS("#pick-"+slower)), chromedp.Click(chromedp.CSS("#pick-"+base))); err != nil {
+		t.Fatalf("history → compare: %v", err)
+	}
+	clickTo("history → compare", "#compare-button")
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#deltas"))); err != nil {
 		t.Fatalf("history → compare: %v", err)
 	}
 	loc, err := chromedp.Run(ctx, chromedp.Location())
@@ -86,9 +98,15 @@ func TestBrowserHistoryCompare(t *testing.T) {
 	}
 
 	// Share page → "Compare with…" → tick the slower run → the shared run is the baseline.
-	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+"/r/"+base), chromedp.Click(chromedp.CSS("#compare-with")),
-		chromedp.WaitVisible(chromedp.CSS("#compare-pick")), chromedp.Click(chromedp.CSS("#pick-"+slower)),
-		chromedp.Click(chromedp.CSS("#compare-button")), chromedp.WaitVisible(chromedp.CSS("#deltas"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.http.URL+"/r/"+base)); err != nil {
+		t.Fatalf("share → compare with: %v", err)
+	}
+	clickTo("share → compare with", "#compare-with")
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#compare-pick")), chromedp.Click(chromedp.CSS("#pick-"+slower))); err != nil {
+		t.Fatalf("share → compare with: %v", err)
+	}
+	clickTo("share → compare with", "#compare-button")
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#deltas"))); err != nil {
 		t.Fatalf("share → compare with: %v", err)
 	}
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.Contains(loc, "ids="+base+"&ids="+slower) {
