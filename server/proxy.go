@@ -394,15 +394,25 @@ func refuseDial(w http.ResponseWriter, r *http.Request, u *url.URL, resp *http.R
 // relay pumps both ways until one side ends, then closes both with that
 // side's code and reason (or one naming the fault) and returns them.
 func relay(ctx context.Context, cancel context.CancelFunc, client, up *websocket.Conn) (websocket.StatusCode, string) {
-	type ended struct {
-		upstream bool // the upstream side (read from up) ended first
-		err      error
+	errc := make(chan pumpEnd, 2)
+	go func() { errc <- pump(ctx, true, client, up) }()
+	go func() { errc <- pump(ctx, false, up, client) }()
+	first, waited := <-errc, 1
+	if first.write {
+		// The other side ended under this pump's write (a peer's close
+		// frame is answered at once, so the next write meets a closed
+		// conn). That side's own reader, the other pump, holds its close
+		// frame or fault and returns as soon as the conn is closed.
+		select {
+		case second := <-errc:
+			waited++
+			if !second.write {
+				first = second
+			}
+		case <-time.After(closeCauseWait):
+		}
 	}
-	errc := make(chan ended, 2)
-	go func() { errc <- ended{true, pump(ctx, client, up)} }()
-	go func() { errc <- ended{false, pump(ctx, up, client)} }()
-	first := <-errc
-	code, reason := relayCloseCause(first.err, first.upstream)
+	code, reason := relayCloseCause(first.err, first.upstream())
 	closeBoth := make(chan struct{})
 	go func() {
 		defer close(closeBoth)
@@ -414,10 +424,27 @@ func relay(ctx context.Context, cancel context.CancelFunc, client, up *websocket
 	case <-time.After(6 * time.Second):
 	}
 	cancel()
-	<-errc
+	for ; waited < 2; waited++ {
+		<-errc
+	}
 	<-closeBoth
 	return code, reason
 }
+
+// closeCauseWait bounds how long relay waits for the reader of a side a
+// write found ended; a closed conn's reader returns in microseconds.
+const closeCauseWait = 2 * time.Second
+
+// pumpEnd is how one direction of the relay ended.
+type pumpEnd struct {
+	fromUp bool // the pump read from the upstream side
+	write  bool // it failed writing to the other side, not reading its own
+	err    error
+}
+
+// upstream reports whether the side that ended is the upstream one: the
+// side the pump read from, unless it was its write to the other that failed.
+func (e pumpEnd) upstream() bool { return e.fromUp != e.write }
 
 // relayCloseCause is the close code and reason the proxy passes on when
 // one side ended with err (upstream: it was the upstream side).
@@ -443,15 +470,16 @@ func relayCloseCause(err error, upstream bool) (websocket.StatusCode, string) {
 	return code, reason
 }
 
-// pump copies messages from src to dst until either fails.
-func pump(ctx context.Context, dst, src *websocket.Conn) error {
+// pump copies messages from src to dst until either fails (fromUp: src
+// is the upstream side).
+func pump(ctx context.Context, fromUp bool, dst, src *websocket.Conn) pumpEnd {
 	for {
 		typ, b, err := src.Read(ctx)
 		if err != nil {
-			return err
+			return pumpEnd{fromUp: fromUp, err: err}
 		}
 		if err := dst.Write(ctx, typ, b); err != nil {
-			return err
+			return pumpEnd{fromUp: fromUp, write: true, err: err}
 		}
 	}
 }

@@ -37,3 +37,20 @@ func TestRelayCloseCause(t *testing.T) {
 		})
 	}
 }
+
+// TestPumpEndSide: a pump's read error is its source side's end; its write
+// error is the other side's.
+func TestPumpEndSide(t *testing.T) {
+	for _, tc := range []struct {
+		fromUp, write, want bool
+	}{
+		{fromUp: true, write: false, want: true},
+		{fromUp: true, write: true, want: false},
+		{fromUp: false, write: false, want: false},
+		{fromUp: false, write: true, want: true},
+	} {
+		if got := (pumpEnd{fromUp: tc.fromUp, write: tc.write}).upstream(); got != tc.want {
+			t.Errorf("pumpEnd{fromUp: %v, write: %v}.upstream() = %v, want %v", tc.fromUp, tc.write, got, tc.want)
+		}
+	}
+}

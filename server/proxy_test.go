@@ -5,6 +5,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -128,5 +129,49 @@ func TestProxyDenied(t *testing.T) {
 	_, resp, err := websocket.Dial(ctx, proxyURL(e, "ws"+strings.TrimPrefix(up.URL, "http")), &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://evil.example"}}})
 	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-origin proxy use: err %v status %v, want 403", err, resp)
+	}
+}
+
+// TestProxyCloseUnderClientWrites: an upstream's close frame reaches the
+// client with its code and reason even while the client is still sending.
+// The proxy answers the close at once, so the client pump's next write to
+// the upstream fails; that write error must not stand for the cause (it
+// once did, as "1001 proxy: client went away").
+func TestProxyCloseUnderClientWrites(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		// Close once the client is streaming, so the close frame meets the
+		// client pump mid-stream.
+		if _, _, err := c.Read(r.Context()); err != nil {
+			return
+		}
+		c.Close(4321, "model not loaded (test)")
+	}))
+	t.Cleanup(up.Close)
+	e := newEnv(t, func(c *server.Config) { c.ProxyAllow = []string{strings.TrimPrefix(up.URL, "http://")} })
+	target := "ws" + strings.TrimPrefix(up.URL, "http") + "/v1/realtime"
+	const rounds = 30 // each round is one chance for the write to win the race
+	for i := range rounds {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		c, _, err := websocket.Dial(ctx, proxyURL(e, target), nil)
+		if err != nil {
+			cancel()
+			t.Fatalf("round %d: dial through the proxy: %v", i, err)
+		}
+		go func() {
+			for c.Write(ctx, websocket.MessageText, []byte(`{"type":"input_audio_buffer.append"}`)) == nil {
+			}
+		}()
+		_, _, err = c.Read(ctx)
+		c.CloseNow()
+		cancel()
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce.Code != 4321 || ce.Reason != "model not loaded (test)" {
+			t.Fatalf("round %d: the client read %v, want the upstream's close 4321 \"model not loaded (test)\"", i, err)
+		}
 	}
 }
