@@ -25,9 +25,13 @@ func signInThroughForm(t *testing.T, ctx context.Context, s *stack) {
 	if err := chromedp.Do(ctx,
 		chromedp.WaitVisible(chromedp.CSS("#token")),
 		chromedp.SendKeys(chromedp.CSS("#token"), e2eToken),
-		chromedp.Click(chromedp.CSS("#signin-submit")),
 	); err != nil {
 		t.Fatalf("sign-in form: %v", err)
+	}
+	// The submit navigates: RunResponse waits for the page it leads to, so
+	// no evaluation below runs in the document being replaced.
+	if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS("#signin-submit"))); err != nil {
+		t.Fatalf("sign-in form: submitting: %v", err)
 	}
 	if err := pollUntil(ctx, 30*time.Second, func() (bool, error) {
 		loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
